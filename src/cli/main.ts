@@ -1,0 +1,50 @@
+import { SpillwayError } from '../errors.js';
+import { serveCommand, serveUsage } from './commands/serve.js';
+import { processIo, type CliIo, type CommandHandler } from './output.js';
+
+interface Command {
+  run: CommandHandler;
+  usage: string;
+  summary: string;
+}
+
+/** The verbs of `spillway`. Each lives in cli/commands/<verb>.ts. */
+const commands = new Map<string, Command>([['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }]]);
+
+function usage(): string {
+  const lines = ['Usage: spillway <command> [options]', '', 'Commands:'];
+  for (const [name, command] of commands) lines.push(`  ${name.padEnd(10)} ${command.summary}`);
+  lines.push('', 'Run `spillway <command> --help` for a command\'s options. Configuration: --config FILE or SPILLWAY_CONFIG.');
+  return lines.join('\n');
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (verb === undefined || verb === '--help' || verb === '-h' || verb === 'help') {
+    io.out(usage());
+    return verb === undefined ? 2 : 0;
+  }
+  const command = commands.get(verb);
+  if (command === undefined) {
+    io.err(`spillway: unknown command "${verb}"\n\n${usage()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(command.usage);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (SpillwayError.is(error)) {
+      io.err(`spillway ${verb}: ${error.message}`);
+      return 1;
+    }
+    if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`spillway ${verb}: ${error.message}\n\n${command.usage}`);
+      return 2;
+    }
+    throw error;
+  }
+}

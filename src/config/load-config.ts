@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import cron from 'node-cron';
+import { SpillwayError } from '../errors.js';
+import { parseJsonSafely } from '../util/safe-json.js';
+import { describeAjvError } from '../util/schema-errors.js';
+import { packageRoot } from './package-root.js';
+import type { Config } from './types.js';
+
+export const defaultConfigFile = path.join(packageRoot, 'config', 'default.json');
+export const configSchemaFile = path.join(packageRoot, 'config', 'schema.json');
+
+export interface LoadConfigOptions {
+  /** A JSON file laid over the defaults (`--config FILE`). */
+  file?: string | undefined;
+  /** Environment to read SPILLWAY_CONFIG from; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Values laid over everything else (library use); relative paths resolve against `cwd`. */
+  overrides?: unknown;
+  cwd?: string;
+}
+
+/**
+ * Loads config/default.json, lays the user's file and programmatic overrides on
+ * top, resolves relative paths against the folder of the layer that set them,
+ * and validates the result. Fails with CONFIG_INVALID naming every bad key.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  let merged = resolvePaths(readJsonFile(defaultConfigFile), packageRoot);
+  const file = options.file ?? (env.SPILLWAY_CONFIG || undefined);
+  if (file !== undefined) {
+    const absolute = path.resolve(options.cwd ?? process.cwd(), file);
+    merged = deepMerge(merged, resolvePaths(readJsonFile(absolute), path.dirname(absolute)));
+  }
+  if (options.overrides !== undefined) {
+    merged = deepMerge(merged, resolvePaths(structuredClone(options.overrides), options.cwd ?? process.cwd()));
+  }
+  return validateConfig(merged);
+}
+
+let compiled: ReturnType<Ajv['compile']> | undefined;
+
+function schemaValidator(): ReturnType<Ajv['compile']> {
+  if (compiled === undefined) {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    compiled = ajv.compile(readJsonFile(configSchemaFile) as object);
+  }
+  return compiled;
+}
+
+/** Validates a complete configuration object (already merged and path-resolved). */
+export function validateConfig(candidate: unknown): Config {
+  const validate = schemaValidator();
+  if (!validate(candidate)) {
+    const problems = (validate.errors ?? []).map(describeSchemaError);
+    throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${[...new Set(problems)].join('\n- ')}`, {
+      errors: problems,
+    });
+  }
+  const config = candidate as Config & { $schema?: string };
+  delete config.$schema;
+  const semantic: string[] = [];
+  if (!cron.validate(config.retention.cron)) {
+    semantic.push(`retention.cron: "${config.retention.cron}" is not a valid cron expression (e.g. "0 */6 * * *")`);
+  }
+  if (path.parse(config.sandbox.root).root === config.sandbox.root) {
+    semantic.push(`sandbox.root: "${config.sandbox.root}" is a filesystem root; choose a dedicated folder`);
+  }
+  if (config.upstream.reconnectMaxMs < config.upstream.reconnectMinMs) {
+    semantic.push('upstream.reconnectMaxMs: must be at least upstream.reconnectMinMs');
+  }
+  if (semantic.length > 0) {
+    throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${semantic.join('\n- ')}`, { errors: semantic });
+  }
+  return config;
+}
+
+function describeSchemaError(error: ErrorObject): string {
+  const key = error.instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') {
+    const where = key === '' ? String(params.additionalProperty) : `${key}.${String(params.additionalProperty)}`;
+    const allowed = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    return `unknown key "${where}"${allowed.length ? `; allowed here: ${allowed.join(', ')}` : ''}`;
+  }
+  if (error.keyword === 'required') return `${key === '' ? '' : `${key}.`}${String(params.missingProperty)}: is required`;
+  if (error.keyword === 'propertyNames') return `${key}: key "${String(params.propertyName)}" is not allowed (letters, digits, _ and -; at most 32)`;
+  return describeAjvError(error, key === '' ? '(top level)' : key);
+}
+
+function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new SpillwayError('CONFIG_UNREADABLE', `Cannot read the configuration file ${file}: ${(error as Error).message}`, { file });
+  }
+  try {
+    return parseJsonSafely(text);
+  } catch (error) {
+    throw new SpillwayError('CONFIG_UNREADABLE', `The configuration file ${file} is not valid JSON: ${(error as Error).message}`, { file });
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Objects merge key by key; arrays and scalars from `top` replace. */
+export function deepMerge(base: unknown, top: unknown): Json {
+  if (!isPlainObject(base) || !isPlainObject(top)) return (isPlainObject(top) ? top : base) as Json;
+  const result: Json = { ...base };
+  for (const [key, value] of Object.entries(top)) {
+    result[key] = isPlainObject(value) && isPlainObject(result[key]) ? deepMerge(result[key], value) : value;
+  }
+  return result;
+}
+
+/** Makes the path-valued keys of one layer absolute against that layer's folder. */
+function resolvePaths(layer: unknown, baseDir: string): Json {
+  if (!isPlainObject(layer)) {
+    throw new SpillwayError('CONFIG_INVALID', 'Invalid configuration: the top level must be a JSON object', {
+      errors: ['(top level): must be object'],
+    });
+  }
+  const at = (value: unknown): unknown => (typeof value === 'string' && value.length > 0 ? path.resolve(baseDir, value) : value);
+  const sandbox = layer.sandbox;
+  if (isPlainObject(sandbox)) sandbox.root = at(sandbox.root);
+  const data = layer.data;
+  if (isPlainObject(data)) data.dir = at(data.dir);
+  const sql = layer.sql;
+  if (isPlainObject(sql) && isPlainObject(sql.source) && sql.source.type === 'sqlite') sql.source.file = at(sql.source.file);
+  const upstreams = layer.upstreams;
+  if (isPlainObject(upstreams)) {
+    for (const entry of Object.values(upstreams)) if (isPlainObject(entry) && 'cwd' in entry) entry.cwd = at(entry.cwd);
+  }
+  return layer;
+}

@@ -1,0 +1,127 @@
+/**
+ * One error type for the whole host. `code` is stable and machine-readable;
+ * `message` says what was wrong and what to do instead; `details` holds typed
+ * facts (the offending path, the allowed values, ...) rather than baking them
+ * into the text.
+ *
+ * Every code is listed in {@link errorCodes} with what it means.
+ */
+export const errorCodes = {
+  // configuration
+  CONFIG_INVALID: 'The configuration failed validation; details.errors names each key.',
+  CONFIG_UNREADABLE: 'The configuration file could not be read or is not JSON.',
+
+  // sandbox paths (every path from a model is untrusted)
+  PATH_EMPTY: 'The path is empty.',
+  PATH_ABSOLUTE: 'Absolute paths are refused; paths are relative to the conversation folder.',
+  PATH_TRAVERSAL: 'A ".." segment is refused.',
+  PATH_NUL: 'The path contains a NUL byte.',
+  PATH_BACKSLASH: 'Backslashes are refused; use "/" between folders.',
+  PATH_TOO_LONG: 'The path is longer than allowed.',
+  PATH_ESCAPES: 'The path resolves (through a symlink) outside the conversation folder.',
+  PATH_NOT_FOUND: 'No file at that path.',
+  PATH_EXPIRED: 'The file was removed by retention; run the query again.',
+  PATH_NOT_FILE: 'The path is not a regular file (a folder, FIFO, socket or device).',
+  PATH_HARDLINK: 'The file has more than one hard link and is refused.',
+  PATH_FOLDER_NOT_ALLOWED: 'This operation is not allowed in that sandbox folder.',
+  PATH_EXISTS: 'A file with that name already exists.',
+  CONVERSATION_INVALID: 'The conversation id from the request context is not usable.',
+  SANDBOX_ROOT_INVALID: 'The sandbox root is missing its marker file or is unsafe.',
+
+  // host and tools
+  TOOL_NOT_FOUND: 'No tool with that name is registered.',
+  TOOL_EXISTS: 'A tool with that name is already registered.',
+  INVALID_ARGUMENTS: 'The arguments failed the tool\'s input schema; details.errors lists each by JSON path.',
+  TOOL_FAILED: 'The tool threw an error.',
+  TOOL_TIMEOUT: 'The tool did not answer in time.',
+  RESULT_TOO_LARGE: 'A value is larger than its cap.',
+  INVALID_JSON: 'A file or value is not valid JSON.',
+  NOT_A_TABLE: 'The source is not a table (rows of objects).',
+  UNKNOWN_COLUMN: 'A column named in the call does not exist in the source.',
+  INVALID_RANGE: 'A row range is negative, not an integer, or otherwise unusable.',
+  ROW_LIMIT: 'The selection has more rows than the output allows.',
+  WORKER_FAILED: 'A worker thread failed while building a file.',
+
+  // delegation and policy
+  ARGS_NOT_OBJECT: 'An arguments file or overrides value is not a JSON object.',
+  DELEGATION_LOOP: 'A delegating call may not target itself.',
+  FILE_REF_INVALID: 'A {"$file"} reference in overrides is malformed or points at nothing.',
+  PERMISSION_DENIED: 'The policy denies this tool.',
+  APPROVAL_DECLINED: 'The user declined or cancelled the approval.',
+  APPROVAL_UNAVAILABLE: 'The policy asks for approval but no approval channel is available.',
+  UPSTREAM_UNAVAILABLE: 'The upstream MCP server is not connected.',
+  UPSTREAM_ERROR: 'The upstream MCP server returned an error.',
+
+  // scripts
+  SCRIPT_SYNTAX: 'The script has a syntax error.',
+  SCRIPT_ERROR: 'The script threw an exception.',
+  SCRIPT_LIMIT: 'The script hit a limit (time, memory, stack, bytes read or written, output).',
+
+  // SQL
+  SQL_READ_ONLY: 'Only read-only statements are allowed.',
+  SQL_ERROR: 'The database rejected the statement.',
+  SQL_TIMEOUT: 'The query ran longer than allowed and was interrupted.',
+  SQL_SOURCE_UNAVAILABLE: 'The configured database cannot be opened or reached.',
+
+  // retention
+  RETENTION_LOCKED: 'Another sweep holds the lock on this sandbox root.',
+
+  INTERNAL: 'An unexpected failure inside spillway.',
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export type ErrorDetails = Record<string, unknown>;
+
+/** The plain shape an error takes across a worker boundary or in a record. */
+export interface SerializedError {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetails;
+}
+
+const marker = Symbol.for('spillway.error');
+
+export class SpillwayError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails | undefined;
+  readonly [marker] = true;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SpillwayError';
+    this.code = code;
+    this.details = details;
+  }
+
+  /** Recognises a SpillwayError even when it came from another copy of the module. */
+  static is(value: unknown): value is SpillwayError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+
+  toJSON(): SerializedError {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+
+  /** Rebuilds an error posted as plain data (from a worker thread). */
+  static fromJSON(data: SerializedError): SpillwayError {
+    const code = Object.hasOwn(errorCodes, data.code) ? data.code : 'INTERNAL';
+    return new SpillwayError(code, data.message, data.details);
+  }
+}
+
+/** Any thrown value as a SpillwayError; unknown failures keep their message under `fallback`. */
+export function toSpillwayError(error: unknown, fallback: ErrorCode = 'INTERNAL'): SpillwayError {
+  if (SpillwayError.is(error)) return error;
+  if (isSerializedError(error)) return SpillwayError.fromJSON(error);
+  if (error instanceof Error) return new SpillwayError(fallback, error.message, undefined, { cause: error });
+  return new SpillwayError(fallback, String(error));
+}
+
+export function isSerializedError(value: unknown): value is SerializedError {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return typeof candidate.code === 'string' && typeof candidate.message === 'string' && Object.hasOwn(errorCodes, candidate.code);
+}

@@ -1,0 +1,44 @@
+import { loadConfig } from '../config/load-config.js';
+import type { Config } from '../config/types.js';
+import type { Logger } from '../log/logger.js';
+import { SandboxRoot } from '../sandbox/index.js';
+import { builtinTools } from '../tools/builtin-tools.js';
+import { Host } from './host.js';
+import type { ApprovalHandler } from './tool.js';
+
+export interface CreateHostOptions {
+  /** A loaded configuration; when absent, config/default.json (plus SPILLWAY_CONFIG) is loaded. */
+  config?: Config;
+  logger?: Logger;
+  /** Approval callback for tools the policy marks `ask` (library use). */
+  approve?: ApprovalHandler;
+  /** Register the built-in tools (read_file, export_table, ...). Default true. */
+  builtins?: boolean;
+  now?: () => Date;
+}
+
+/**
+ * Creates a host: opens the sandbox root (creating it and its marker when new)
+ * and registers the built-in tools.
+ *
+ * @example
+ * const host = await createHost({ config: loadConfig({ overrides: { sandbox: { root: './sandbox' } } }) });
+ * host.registerTool({ name: 'query', description: '…', inputSchema: { type: 'object' }, handler: async () => ({ value: rows }) });
+ * const result = await host.execute({ name: 'query', arguments: {} }, { conversationId: 'c1' });
+ * result.spill?.path; // "results/0001-query.jsonl"
+ */
+export async function createHost(options: CreateHostOptions = {}): Promise<Host> {
+  const config = options.config ?? loadConfig();
+  const sandbox = await SandboxRoot.open(config.sandbox.root);
+  const host = new Host({
+    config,
+    sandbox,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.approve === undefined ? {} : { approve: options.approve }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  if (options.builtins !== false) {
+    for (const tool of await builtinTools(host)) host.registerTool(tool);
+  }
+  return host;
+}

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import path from 'node:path';
+
+/** One line of the execution record: the call as written and as executed. */
+export interface ExecutionRecord {
+  callId: string;
+  conversationId: string;
+  caller?: string;
+  tool: string;
+  /** The arguments as the model wrote them (what the history keeps). */
+  arguments: unknown;
+  /** For delegating calls: the tool and the expanded arguments that really ran. */
+  executed?: { tool: string; arguments: unknown; argsPath?: string };
+  startedAt: string;
+  durationMs: number;
+  outcome: 'ok' | 'error';
+  errorCode?: string;
+  spillPath?: string;
+  attachments?: string[];
+}
+
+/** Stored in place of arguments larger than the cap. */
+export interface CappedValue {
+  $capped: true;
+  bytes: number;
+  sha256: string;
+  preview: string;
+}
+
+/**
+ * The execution record is an append-only JSONL file (data/records.jsonl): one
+ * line per call, written in call-completion order. JSONL was chosen over SQLite
+ * so the core has no native dependency and the file can be shipped to a log
+ * pipeline as it is. Large arguments are stored once, capped, with a hash.
+ */
+export class ExecutionRecordStore {
+  private stream: WriteStream | undefined;
+
+  constructor(
+    readonly file: string,
+    private readonly maxArgsBytes: number,
+  ) {}
+
+  append(record: ExecutionRecord): void {
+    const line: ExecutionRecord = { ...record, arguments: this.cap(record.arguments) };
+    if (record.executed !== undefined) line.executed = { ...record.executed, arguments: this.cap(record.executed.arguments) };
+    this.open().write(`${JSON.stringify(line)}\n`);
+  }
+
+  /** Flushes and closes the file. */
+  close(): Promise<void> {
+    const stream = this.stream;
+    this.stream = undefined;
+    if (stream === undefined) return Promise.resolve();
+    return new Promise((resolve) => stream.end(resolve));
+  }
+
+  private open(): WriteStream {
+    if (this.stream === undefined) {
+      mkdirSync(path.dirname(this.file), { recursive: true });
+      this.stream = createWriteStream(this.file, { flags: 'a' });
+      this.stream.on('error', () => undefined);
+    }
+    return this.stream;
+  }
+
+  private cap(value: unknown): unknown {
+    const text = JSON.stringify(value ?? null);
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= this.maxArgsBytes) return value ?? null;
+    const capped: CappedValue = {
+      $capped: true,
+      bytes,
+      sha256: createHash('sha256').update(text).digest('hex'),
+      preview: text.slice(0, 512),
+    };
+    return capped;
+  }
+}

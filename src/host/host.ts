@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import path from 'node:path';
+import type { Config } from '../config/types.js';
+import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
+import { silentLogger, type Logger } from '../log/logger.js';
+import { authorize } from '../policy/authorize.js';
+import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
+import { presentResult, type SpillSettings } from '../spill/present-result.js';
+import type { SpillRef } from '../spill/spill-ref.js';
+import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
+import { closeNames } from '../util/close-names.js';
+import { mostSpecificMatch } from '../util/tool-pattern.js';
+import { ExecutionRecordStore } from './execution-record.js';
+import type { ApprovalHandler, Attachment, ExecuteContext, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
+import { ArgumentValidator } from './validate-arguments.js';
+
+/** What `execute` returns: what the model reads plus machine-readable facts. */
+export interface ExecuteResult {
+  callId: string;
+  tool: string;
+  isError: boolean;
+  /** The text the model reads (result or whole-record prefix, then file references). */
+  text: string;
+  /** The spilled file, when the result was written to one. */
+  spill?: SpillRef;
+  /** Binary blocks (images, audio) written as files. */
+  files: SpillRef[];
+  /** True when `text` shows only part of the result. */
+  truncated: boolean;
+  /** The JSON result when the model sees it whole. */
+  value?: unknown;
+  /** Files the call placed in outputs/ (download cards). */
+  attachments: Attachment[];
+  error?: SerializedError;
+  durationMs: number;
+}
+
+export interface HostOptions {
+  config: Config;
+  sandbox: SandboxRoot;
+  logger?: Logger;
+  /** Library approval callback for tools the policy marks `ask`. */
+  approve?: ApprovalHandler;
+  /** Clock, injectable for tests. */
+  now?: () => Date;
+}
+
+export interface HostEvents {
+  'tools-changed': [];
+  attachment: [{ conversationId: string; attachment: Attachment }];
+}
+
+/**
+ * The tool-execution host: a registry of tools and the pipeline every call
+ * goes through (validate, authorize, run, spill, record).
+ */
+export class Host extends EventEmitter<HostEvents> {
+  readonly sandbox: SandboxRoot;
+  readonly logger: Logger;
+  private currentConfig: Config;
+  private readonly tools = new Map<string, ToolDefinition>();
+  private readonly validator = new ArgumentValidator();
+  private readonly records: ExecutionRecordStore;
+  private readonly approve: ApprovalHandler | undefined;
+  private readonly now: () => Date;
+  private readonly closers: (() => Promise<void> | void)[] = [];
+  private readonly healthSources = new Map<string, () => unknown>();
+
+  constructor(options: HostOptions) {
+    super();
+    this.currentConfig = options.config;
+    this.sandbox = options.sandbox;
+    this.logger = options.logger ?? silentLogger();
+    this.approve = options.approve;
+    this.now = options.now ?? (() => new Date());
+    this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes);
+  }
+
+  get config(): Config {
+    return this.currentConfig;
+  }
+
+  /** Applies a new (validated) configuration to later calls: thresholds, policy, caps. */
+  updateConfig(config: Config): void {
+    this.currentConfig = config;
+  }
+
+  registerTool(tool: ToolDefinition): void {
+    if (this.tools.has(tool.name)) throw new SpillwayError('TOOL_EXISTS', `A tool named ${tool.name} is already registered.`, { tool: tool.name });
+    const problem = this.validator.register(tool.name, tool.inputSchema);
+    if (problem !== undefined) this.logger.warn({ tool: tool.name, problem }, 'tool schema cannot be compiled; arguments will not be validated locally');
+    this.tools.set(tool.name, tool);
+    this.emit('tools-changed');
+  }
+
+  unregisterTool(name: string): boolean {
+    const removed = this.tools.delete(name);
+    this.validator.forget(name);
+    if (removed) this.emit('tools-changed');
+    return removed;
+  }
+
+  getTool(name: string): ToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  listTools(): ToolDefinition[] {
+    return [...this.tools.values()];
+  }
+
+  /** Adds a named section to the health report (upstreams, pool, last sweep, ...). */
+  setHealthSource(name: string, source: () => unknown): void {
+    this.healthSources.set(name, source);
+  }
+
+  /** The health report served at /healthz. */
+  health(): Record<string, unknown> {
+    const report: Record<string, unknown> = { status: 'ok', tools: this.tools.size };
+    for (const [name, source] of this.healthSources) {
+      try {
+        report[name] = source();
+      } catch (error) {
+        report[name] = { error: (error as Error).message };
+      }
+    }
+    return report;
+  }
+
+  /** Registers work to do on close (pools, watchers, upstream clients), run in reverse order. */
+  onClose(closer: () => Promise<void> | void): void {
+    this.closers.push(closer);
+  }
+
+  async close(): Promise<void> {
+    for (const closer of this.closers.splice(0).reverse()) {
+      try {
+        await closer();
+      } catch (error) {
+        this.logger.warn({ err: error }, 'error while closing');
+      }
+    }
+    await this.records.close();
+  }
+
+  /** The spill rules for one tool: config, per-pattern overrides, the tool's own default. */
+  spillSettings(toolName: string): SpillSettings {
+    const config = this.currentConfig;
+    const override = mostSpecificMatch(config.spill.tools, toolName) ?? {};
+    const toolDefault = this.tools.get(toolName)?.spill;
+    return {
+      spill: override.spill ?? toolDefault ?? true,
+      thresholdChars: override.thresholdChars ?? config.spill.thresholdChars,
+      inlineMaxTokens: override.inlineMaxTokens ?? config.inline.maxTokens,
+      bytesPerToken: config.inline.bytesPerToken,
+      errorHeadChars: config.errors.headChars,
+      errorTailChars: config.errors.tailChars,
+      retentionDays: config.retention.days,
+    };
+  }
+
+  /**
+   * Executes one call in a conversation. Never throws for bad input: every
+   * failure becomes an error result with a coded message (and a spilled error
+   * file when the text is long).
+   */
+  async execute(call: ToolCall, context: ExecuteContext): Promise<ExecuteResult> {
+    const callId = call.id ?? `call_${randomUUID()}`;
+    const started = this.now();
+    const startedAt = performance.now();
+    const log = this.logger.child({ callId, conversationId: context.conversationId, tool: call.name });
+    let sandbox: ConversationSandbox;
+    try {
+      assertConversationId(context.conversationId);
+      sandbox = this.sandbox.conversation(context.conversationId);
+    } catch (error) {
+      const failure = toSpillwayError(error);
+      return { callId, tool: call.name, isError: true, text: failure.message, files: [], truncated: false, attachments: [], error: failure.toJSON(), durationMs: 0 };
+    }
+
+    let output: ToolOutput | undefined;
+    let failure: SpillwayError | undefined;
+    try {
+      output = await this.run(call, callId, context, sandbox, log);
+    } catch (error) {
+      failure = toSpillwayError(error, 'TOOL_FAILED');
+    }
+
+    const executedTool = output?.executed?.tool ?? call.name;
+    const unwrapped: Unwrapped =
+      failure !== undefined
+        ? { kind: 'text', text: failure.message, binaries: [] }
+        : output?.mcp !== undefined
+          ? unwrapMcpResult(output.mcp)
+          : unwrapValue(output?.value ?? '');
+    const isError = failure !== undefined || output?.mcp?.isError === true;
+    if (isError && failure === undefined && output?.mcp !== undefined) {
+      failure = new SpillwayError('UPSTREAM_ERROR', unwrapped.kind === 'text' ? unwrapped.text : JSON.stringify(unwrapped.value));
+    }
+
+    const view = await presentResult({
+      sandbox,
+      tool: executedTool,
+      callId,
+      result: unwrapped,
+      isError,
+      settings: this.spillSettings(executedTool),
+      now: started,
+      onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; returning the result without a path'),
+    });
+
+    const durationMs = performance.now() - startedAt;
+    const attachments = output?.attachments ?? [];
+    const result: ExecuteResult = { callId, tool: call.name, isError, text: view.text, files: view.files, truncated: view.truncated, attachments, durationMs };
+    if (view.spill !== undefined) result.spill = view.spill;
+    if (view.value !== undefined) result.value = view.value;
+    if (failure !== undefined) result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
+
+    this.records.append({
+      callId,
+      conversationId: context.conversationId,
+      ...(context.caller === undefined ? {} : { caller: context.caller }),
+      tool: call.name,
+      arguments: call.arguments ?? {},
+      ...(output?.executed === undefined ? {} : { executed: output.executed }),
+      startedAt: started.toISOString(),
+      durationMs: Math.round(durationMs * 1000) / 1000,
+      outcome: isError ? 'error' : 'ok',
+      ...(failure === undefined ? {} : { errorCode: failure.code }),
+      ...(view.spill === undefined ? {} : { spillPath: view.spill.path }),
+      ...(attachments.length === 0 ? {} : { attachments: attachments.map((attachment) => attachment.path) }),
+    });
+    log.info(
+      { outcome: isError ? 'error' : 'ok', errorCode: failure?.code, durationMs: Math.round(durationMs), spillPath: view.spill?.path, truncated: view.truncated },
+      'tool call',
+    );
+    for (const attachment of attachments) this.emit('attachment', { conversationId: context.conversationId, attachment });
+    return result;
+  }
+
+  private async run(call: ToolCall, callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger): Promise<ToolOutput> {
+    const tool = this.requireTool(call.name);
+    const args = call.arguments ?? {};
+    this.validator.validate(tool.name, args);
+    await this.authorizeCall(tool, args, context);
+    const toolContext = this.toolContext(callId, context, sandbox, log, 0);
+    return await tool.handler(args as Record<string, unknown>, toolContext);
+  }
+
+  private toolContext(callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger, depth: number): ToolContext {
+    return {
+      conversationId: context.conversationId,
+      callId,
+      caller: context.caller,
+      sandbox,
+      config: this.currentConfig,
+      logger: log,
+      signal: context.signal ?? new AbortController().signal,
+      toolNames: () => [...this.tools.keys()],
+      invoke: async (name, args, via) => {
+        if (depth > 0) {
+          throw new SpillwayError('DELEGATION_LOOP', 'A delegated tool may not delegate again; call the target tool directly.', { tool: name });
+        }
+        const target = this.requireTool(name);
+        this.validator.validate(target.name, args, via.argsPath);
+        await this.authorizeCall(target, args, context);
+        const output = await target.handler(args as Record<string, unknown>, this.toolContext(callId, context, sandbox, log.child({ delegatedTo: name }), depth + 1));
+        return { ...output, executed: { tool: name, arguments: args, ...(via.argsPath === undefined ? {} : { argsPath: via.argsPath }) } };
+      },
+    };
+  }
+
+  private requireTool(name: string): ToolDefinition {
+    const tool = this.tools.get(name);
+    if (tool !== undefined) return tool;
+    const similar = closeNames(name, this.tools.keys());
+    const hint = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : ` Available tools: ${[...this.tools.keys()].slice(0, 40).join(', ')}.`;
+    throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });
+  }
+
+  private async authorizeCall(tool: ToolDefinition, args: unknown, context: ExecuteContext): Promise<void> {
+    await authorize({
+      policy: this.currentConfig.policy,
+      tool,
+      request: { tool: tool.name, arguments: args, conversationId: context.conversationId },
+      approvers: [context.approve, this.approve],
+    });
+  }
+}

@@ -1,0 +1,93 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../config/types.js';
+import type { Logger } from '../log/logger.js';
+import type { ConversationSandbox } from '../sandbox/index.js';
+
+/** A JSON Schema for a tool's arguments (an object schema). */
+export type JsonSchema = Record<string, unknown> & { type?: 'object' };
+
+/** A file placed in a conversation's outputs/: the download card the user gets. */
+export interface Attachment {
+  /** Relative to the conversation folder, always under outputs/. */
+  path: string;
+  filename: string;
+  bytes: number;
+  mimeType: string;
+  /** Rows written, for tables. */
+  rows?: number;
+  /** The URI an MCP client reads it back with (resources/read), only within its own conversation. */
+  uri: string;
+}
+
+/** What a tool handler returns. */
+export interface ToolOutput {
+  /** The result: a string is text, anything else is JSON. */
+  value?: unknown;
+  /** A raw MCP result (from an upstream server); unwrapped by the spill rules, isError respected. */
+  mcp?: CallToolResult;
+  /** Files this call placed in outputs/. */
+  attachments?: Attachment[];
+  /** For delegating calls: the tool and arguments that really ran (kept in the execution record, not the history). */
+  executed?: { tool: string; arguments: unknown; argsPath?: string };
+}
+
+/** Who is calling and in which conversation; always from the request context, never from a tool argument. */
+export interface ExecuteContext {
+  conversationId: string;
+  /** The caller's identity (MCP session, HTTP auth, library user), for records and policy. */
+  caller?: string;
+  signal?: AbortSignal;
+  /** Asks the user to approve a call (MCP elicitation); wins over the host's `approve` option. */
+  approve?: ApprovalHandler;
+}
+
+export interface ApprovalRequest {
+  tool: string;
+  /** The expanded arguments that will actually be sent. */
+  arguments: unknown;
+  /** The call as the model wrote it, when it differs (delegating calls). */
+  calledAs?: { tool: string; arguments: unknown };
+  conversationId: string;
+}
+
+/** true approves; false (or a thrown error) declines. */
+export type ApprovalHandler = (request: ApprovalRequest) => Promise<boolean>;
+
+/** What a tool handler gets besides its arguments. */
+export interface ToolContext {
+  conversationId: string;
+  callId: string;
+  caller: string | undefined;
+  sandbox: ConversationSandbox;
+  config: Config;
+  logger: Logger;
+  signal: AbortSignal;
+  /**
+   * Runs another tool on the model's behalf (delegating calls): validates the
+   * arguments against its schema, applies permission and approval to them, runs
+   * it and returns its raw output. Spill rules apply once, to the outer call.
+   */
+  invoke(tool: string, args: unknown, via: { argsPath?: string }): Promise<ToolOutput>;
+  /** Registered tool names (for "did you mean" hints). */
+  toolNames(): string[];
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  /** Where the tool comes from: "local" or the upstream server's name. */
+  origin?: 'local' | { upstream: string };
+  /** false: results stay inline (reread and file tools, whose results are small or are already files). */
+  spill?: boolean;
+  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  handler(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+}
+
+/** A tool call as the model wrote it. */
+export interface ToolCall {
+  name: string;
+  arguments?: unknown;
+  /** The caller's call id; one is generated when absent. */
+  id?: string;
+}

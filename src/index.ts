@@ -1,0 +1,11 @@
+/**
+ * spillway: a tool-execution host that keeps model output out of the data's path.
+ * The MCP front is in `spillway/mcp`, the CLI in `spillway/cli`.
+ */
+export { createHost, type CreateHostOptions } from './host/create-host.js';
+export { Host, type ExecuteResult, type HostOptions } from './host/host.js';
+export type { ToolDefinition, ToolOutput, ToolContext, ToolCall, ExecuteContext, Attachment, ApprovalHandler, ApprovalRequest, JsonSchema } from './host/tool.js';
+export { loadConfig, validateConfig, type LoadConfigOptions } from './config/load-config.js';
+export type { Config } from './config/types.js';
+export { SpillwayError, errorCodes, type ErrorCode, type SerializedError } from './errors.js';
+export type { SpillRef, SpillMeta } from './spill/spill-ref.js';

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Host } from '../host/host.js';
+import { createMcpServer } from './mcp-server.js';
+
+export interface HttpFrontOptions {
+  host: string;
+  port: number;
+  /** URL path of the MCP endpoint, e.g. "/mcp". */
+  path: string;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes?: number;
+}
+
+export interface HttpFront {
+  url: string;
+  server: HttpServer;
+  /** Open MCP sessions (one per conversation). */
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/**
+ * Serves the host as MCP over Streamable HTTP. Each MCP session is one
+ * conversation (its sandbox folder is named after the session id). Also serves
+ * GET /healthz.
+ */
+export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
+  const sessions = new Map<string, Session>();
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      host.logger.error({ err: error }, 'HTTP request failed');
+      if (!response.headersSent) sendJson(response, 500, jsonRpcError('Internal error'));
+      else response.end();
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname === '/healthz' && request.method === 'GET') {
+      sendJson(response, 200, { ...host.health(), sessions: sessions.size });
+      return;
+    }
+    if (url.pathname !== options.path) {
+      sendJson(response, 404, { error: `Not found. The MCP endpoint is ${options.path}.` });
+      return;
+    }
+    const sessionHeader = request.headers['mcp-session-id'];
+    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    const body = request.method === 'POST' ? await readJsonBody(request, maxBodyBytes) : undefined;
+    if (body === tooLarge) {
+      sendJson(response, 413, jsonRpcError(`Request body over ${maxBodyBytes} bytes`));
+      return;
+    }
+    if (body === notJson) {
+      sendJson(response, 400, jsonRpcError('Parse error: the body is not JSON', -32700));
+      return;
+    }
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId);
+      if (session === undefined) {
+        sendJson(response, 404, jsonRpcError('Unknown or expired session; start a new one with initialize', -32001));
+        return;
+      }
+      await session.transport.handleRequest(request, response, body);
+      return;
+    }
+    if (request.method !== 'POST' || !isInitializeRequest(body)) {
+      sendJson(response, 400, jsonRpcError('No mcp-session-id header; the first request must be initialize'));
+      return;
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      ...dnsRebindingProtection(options.host, boundPort()),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, close: () => mcp.close() });
+        host.logger.info({ conversationId: id }, 'MCP session opened');
+      },
+    });
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id !== undefined && sessions.delete(id)) host.logger.info({ conversationId: id }, 'MCP session closed');
+    };
+    // The session id is only known once initialize is handled; the server learns it lazily.
+    let conversationId: string | undefined;
+    const mcp = createMcpServer(host, {
+      get conversationId() {
+        conversationId ??= transport.sessionId;
+        if (conversationId === undefined) throw new Error('session not initialized');
+        return conversationId;
+      },
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(request, response, body);
+  }
+
+  const boundPort = () => (server.address() as AddressInfo | null)?.port ?? options.port;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const displayHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${displayHost}:${boundPort()}${options.path}`,
+    server,
+    sessionCount: () => sessions.size,
+    async close() {
+      await Promise.all([...sessions.values()].map((session) => session.close().catch(() => undefined)));
+      sessions.clear();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}
+
+/** On loopback, refuse requests whose Host header is not this server (DNS rebinding). */
+function dnsRebindingProtection(host: string, port: number): { enableDnsRebindingProtection?: boolean; allowedHosts?: string[] } {
+  if (!loopbackHosts.has(host)) return {};
+  return { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] };
+}
+
+const tooLarge = Symbol('too large');
+const notJson = Symbol('not json');
+
+async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) return tooLarge;
+    chunks.push(chunk as Buffer);
+  }
+  if (size === 0) return undefined;
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return notJson;
+  }
+}
+
+function jsonRpcError(message: string, code = -32000): object {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}

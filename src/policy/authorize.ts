@@ -1,0 +1,50 @@
+import type { Config, Decision } from '../config/types.js';
+import { SpillwayError } from '../errors.js';
+import type { ApprovalHandler, ApprovalRequest, ToolDefinition } from '../host/tool.js';
+import { mostSpecificMatch } from '../util/tool-pattern.js';
+
+/** The policy decision for a tool: the most specific rule, else the default for its origin. */
+export function decide(policy: Config['policy'], tool: ToolDefinition): Decision {
+  const rule = mostSpecificMatch(policy.rules, tool.name);
+  if (rule !== undefined) return rule;
+  return typeof tool.origin === 'object' ? policy.upstreamDefault : policy.default;
+}
+
+export interface AuthorizeInput {
+  policy: Config['policy'];
+  tool: ToolDefinition;
+  request: ApprovalRequest;
+  /** Approval channels in order of preference (MCP elicitation, then the library callback). */
+  approvers: (ApprovalHandler | undefined)[];
+}
+
+/**
+ * Judges a call on the arguments that will really be sent (after a delegating
+ * call's expansion). Throws PERMISSION_DENIED, APPROVAL_DECLINED or
+ * APPROVAL_UNAVAILABLE; returns when the call may run.
+ */
+export async function authorize(input: AuthorizeInput): Promise<void> {
+  const decision = decide(input.policy, input.tool);
+  if (decision === 'allow') return;
+  const name = input.tool.name;
+  if (decision === 'deny') {
+    throw new SpillwayError('PERMISSION_DENIED', `The tool ${name} is denied by this host's policy; it was not run. Tell the user, or use another tool.`, { tool: name });
+  }
+  const approver = input.approvers.find((candidate) => candidate !== undefined);
+  if (approver === undefined) {
+    throw new SpillwayError(
+      'APPROVAL_UNAVAILABLE',
+      `The tool ${name} needs the user's approval, and this client cannot be asked (no elicitation support, no approval callback). It was not run; ask the user to approve it in the host's configuration (policy.rules).`,
+      { tool: name },
+    );
+  }
+  let approved = false;
+  try {
+    approved = await approver(input.request);
+  } catch (error) {
+    throw new SpillwayError('APPROVAL_DECLINED', `Approval for ${name} failed: ${(error as Error).message}. The tool was not run.`, { tool: name });
+  }
+  if (!approved) {
+    throw new SpillwayError('APPROVAL_DECLINED', `The user declined the call to ${name}; it was not run. Ask the user what to change.`, { tool: name });
+  }
+}

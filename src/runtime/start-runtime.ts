@@ -1,0 +1,36 @@
+import { loadConfig } from '../config/load-config.js';
+import type { Config } from '../config/types.js';
+import { createHost } from '../host/create-host.js';
+import type { Host } from '../host/host.js';
+import { createLogger, type Logger } from '../log/logger.js';
+
+export interface Runtime {
+  config: Config;
+  host: Host;
+  logger: Logger;
+  /** Stops every service and closes the host. */
+  stop(): Promise<void>;
+}
+
+export interface StartRuntimeOptions {
+  configFile?: string | undefined;
+  config?: Config;
+  logger?: Logger;
+}
+
+/**
+ * The long-running assembly behind `spillway serve` and `spillway demo`: the
+ * host with its built-in tools plus the services a server runs beside it
+ * (each capability wires its own here).
+ */
+export async function startRuntime(options: StartRuntimeOptions = {}): Promise<Runtime> {
+  const config = options.config ?? loadConfig({ file: options.configFile });
+  const logger = options.logger ?? createLogger(config.log.level);
+  const host = await createHost({ config, logger });
+  return {
+    config,
+    host,
+    logger,
+    stop: () => host.close(),
+  };
+}

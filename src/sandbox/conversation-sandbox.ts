@@ -1,0 +1,259 @@
+import { constants, type Stats } from 'node:fs';
+import { lstat, mkdir, open, readFile, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { SpillwayError } from '../errors.js';
+import { writeFileAtomic, type PublishOptions } from './atomic-write.js';
+import { checkRelativePath } from './check-path.js';
+import { assertConversationId, conversationFolders, isConversationFolder, type ConversationFolder } from './layout.js';
+
+const readFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** Name of the log the retention sweep appends to, so a swept path gets "expired", not "not found". */
+export const expiredLogName = '.expired.jsonl';
+
+export interface ResolvedPath {
+  /** The path as the model should see it: relative to the conversation folder, "/"-separated. */
+  relative: string;
+  /** The real absolute path. */
+  absolute: string;
+}
+
+export interface OpenedFile extends ResolvedPath {
+  handle: FileHandle;
+  stats: Stats;
+}
+
+export interface PathRules {
+  /** Only these top-level folders are allowed (e.g. write_file: args and scripts). */
+  folders?: readonly ConversationFolder[];
+}
+
+/**
+ * One conversation's folder. Every method takes paths exactly as the model gave
+ * them and either returns a location inside the folder or throws a coded error.
+ */
+export class ConversationSandbox {
+  readonly id: string;
+  /** Real path of the conversation folder (the sandbox root is resolved before this is built). */
+  readonly dir: string;
+  private ready: Promise<void> | undefined;
+
+  constructor(realRoot: string, id: string) {
+    assertConversationId(id);
+    this.id = id;
+    this.dir = path.join(realRoot, id);
+  }
+
+  /** Creates the conversation folder and its sub-folders (idempotent). */
+  ensure(): Promise<void> {
+    this.ready ??= (async () => {
+      await mkdir(this.dir, { recursive: true });
+      const info = await lstat(this.dir);
+      if (!info.isDirectory()) {
+        throw new SpillwayError('SANDBOX_ROOT_INVALID', `The conversation folder ${this.dir} is not a plain folder (a symlink?).`);
+      }
+      await Promise.all(conversationFolders.map((folder) => mkdir(path.join(this.dir, folder), { recursive: true })));
+    })();
+    this.ready.catch(() => {
+      this.ready = undefined;
+    });
+    return this.ready;
+  }
+
+  folderPath(folder: ConversationFolder): string {
+    return path.join(this.dir, folder);
+  }
+
+  /** Absolute path to "/"-relative path, for paths produced by the host itself. */
+  relativeOf(absolute: string): string {
+    return path.relative(this.dir, absolute).split(path.sep).join('/');
+  }
+
+  /** Lexical checks plus the folder rule; no filesystem access. */
+  checkPath(input: unknown, rules: PathRules = {}): string[] {
+    const segments = checkRelativePath(input);
+    if (rules.folders !== undefined) {
+      const top = segments[0];
+      if (top === undefined || !rules.folders.includes(top as ConversationFolder) || segments.length < 2) {
+        throw new SpillwayError(
+          'PATH_FOLDER_NOT_ALLOWED',
+          `The path ${JSON.stringify(input)} is not allowed here: it must name a file under ${rules.folders.map((f) => `${f}/`).join(' or ')}.`,
+          { path: input, allowed: rules.folders },
+        );
+      }
+    }
+    return segments;
+  }
+
+  /** Resolves an existing file or folder, following symlinks only while they stay inside the conversation. */
+  async resolveExisting(input: unknown, rules: PathRules = {}): Promise<ResolvedPath> {
+    const segments = this.checkPath(input, rules);
+    await this.ensure();
+    const candidate = path.join(this.dir, ...segments);
+    let real: string;
+    try {
+      real = await realpath(candidate);
+    } catch (error) {
+      throw await this.missing(String(input), segments, error);
+    }
+    this.assertInside(real, String(input));
+    return { relative: segments.join('/'), absolute: real };
+  }
+
+  /**
+   * Opens a regular file for reading and checks the file actually opened: no
+   * symlink as the last component, not a FIFO/socket/device, not hard-linked,
+   * and (on Linux, through /proc) really inside the conversation folder.
+   */
+  async openRead(input: unknown, rules: PathRules = {}): Promise<OpenedFile> {
+    const resolved = await this.resolveExisting(input, rules);
+    let handle: FileHandle;
+    try {
+      handle = await open(resolved.absolute, readFlags);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw this.escapes(String(input));
+      if (code === 'EISDIR') throw notAFile(String(input), 'a folder');
+      throw await this.missing(String(input), resolved.relative.split('/'), error);
+    }
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile()) throw notAFile(String(input), stats.isDirectory() ? 'a folder' : 'not a regular file');
+      if (stats.nlink > 1) {
+        throw new SpillwayError('PATH_HARDLINK', `The file ${JSON.stringify(input)} has ${stats.nlink} hard links and is refused.`, { path: input });
+      }
+      await this.assertOpenedInside(handle, resolved.absolute, stats, String(input));
+      return { ...resolved, handle, stats };
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Reads a whole file (bounded by `maxBytes`) through {@link openRead}. */
+  async readFile(input: unknown, options: PathRules & { maxBytes?: number } = {}): Promise<{ relative: string; data: Buffer }> {
+    const file = await this.openRead(input, options);
+    try {
+      if (options.maxBytes !== undefined && file.stats.size > options.maxBytes) {
+        throw new SpillwayError(
+          'RESULT_TOO_LARGE',
+          `The file ${file.relative} is ${file.stats.size} bytes; at most ${options.maxBytes} are allowed here.`,
+          { path: file.relative, bytes: file.stats.size, maxBytes: options.maxBytes },
+        );
+      }
+      return { relative: file.relative, data: await file.handle.readFile() };
+    } finally {
+      await file.handle.close();
+    }
+  }
+
+  /**
+   * Resolves a path to write: the top folder must be allowed, the parent folders
+   * are created inside the conversation, and none of them may be a symlink out.
+   */
+  async resolveForWrite(input: unknown, rules: PathRules = {}): Promise<ResolvedPath> {
+    const segments = this.checkPath(input, rules);
+    if (segments.length === 0) throw notAFile(String(input), 'the conversation folder');
+    await this.ensure();
+    const parentSegments = segments.slice(0, -1);
+    let dir = this.dir;
+    for (const segment of parentSegments) {
+      dir = path.join(dir, segment);
+      try {
+        const info = await lstat(dir);
+        if (info.isSymbolicLink()) {
+          const target = await realpath(dir);
+          this.assertInside(target, String(input));
+          dir = target;
+        } else if (!info.isDirectory()) {
+          throw notAFile(String(input), `"${segment}" is a file, not a folder`);
+        }
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        await mkdir(dir);
+      }
+    }
+    const name = segments[segments.length - 1] as string;
+    const absolute = path.join(dir, name);
+    const existing = await lstat(absolute).catch(() => undefined);
+    if (existing !== undefined && !existing.isFile()) {
+      throw notAFile(String(input), existing.isSymbolicLink() ? 'a symlink' : 'not a regular file');
+    }
+    return { relative: segments.join('/'), absolute };
+  }
+
+  /** Writes a whole file atomically at a model-supplied path. */
+  async writeFile(
+    input: unknown,
+    data: string | Uint8Array,
+    options: PathRules & PublishOptions = {},
+  ): Promise<ResolvedPath> {
+    const target = await this.resolveForWrite(input, options);
+    const finalPath = await writeFileAtomic(target.absolute, data, options);
+    return { relative: this.relativeOf(finalPath), absolute: finalPath };
+  }
+
+  private assertInside(real: string, input: string): void {
+    if (real !== this.dir && !real.startsWith(this.dir + path.sep)) throw this.escapes(input);
+  }
+
+  private escapes(input: string): SpillwayError {
+    return new SpillwayError(
+      'PATH_ESCAPES',
+      `The path ${JSON.stringify(input)} leads outside the conversation folder (through a symlink) and is refused.`,
+      { path: input },
+    );
+  }
+
+  private async assertOpenedInside(handle: FileHandle, absolute: string, stats: Stats, input: string): Promise<void> {
+    const viaProc = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    if (viaProc !== undefined) {
+      this.assertInside(viaProc, input);
+      return;
+    }
+    // No /proc: the file opened must still be the file that resolved inside.
+    const now = await stat(absolute);
+    if (now.ino !== stats.ino || now.dev !== stats.dev) throw this.escapes(input);
+  }
+
+  /** A not-found error, or PATH_EXPIRED when the retention sweep removed the file. */
+  private async missing(input: string, segments: string[], cause: unknown): Promise<SpillwayError> {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return this.escapes(input);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return new SpillwayError('PATH_NOT_FOUND', `Cannot open ${JSON.stringify(input)}: ${code ?? String(cause)}`, { path: input });
+    const relative = segments.join('/');
+    const expiredAt = await this.expiredAt(relative);
+    if (expiredAt !== undefined) {
+      return new SpillwayError(
+        'PATH_EXPIRED',
+        `The file ${relative} expired on ${expiredAt} and was removed by retention; run the query (or tool) again to get a fresh copy.`,
+        { path: relative, expiredAt },
+      );
+    }
+    const top = segments[0];
+    const hint =
+      top !== undefined && !isConversationFolder(top)
+        ? ` Paths start with one of ${conversationFolders.map((f) => `${f}/`).join(', ')}.`
+        : ' Use list_files to see what exists.';
+    return new SpillwayError('PATH_NOT_FOUND', `No file at ${JSON.stringify(input)} in this conversation.${hint}`, { path: input });
+  }
+
+  private async expiredAt(relative: string): Promise<string | undefined> {
+    const log = await readFile(path.join(this.dir, expiredLogName), 'utf8').catch(() => '');
+    let found: string | undefined;
+    for (const line of log.split('\n')) {
+      if (!line.includes(relative)) continue;
+      try {
+        const entry = JSON.parse(line) as { path?: unknown; expiredAt?: unknown };
+        if (entry.path === relative && typeof entry.expiredAt === 'string') found = entry.expiredAt;
+      } catch {
+        // a torn line from a crash: ignore it
+      }
+    }
+    return found;
+  }
+}
+
+function notAFile(input: string, what: string): SpillwayError {
+  return new SpillwayError('PATH_NOT_FILE', `The path ${JSON.stringify(input)} is ${what}; a regular file is needed here.`, { path: input });
+}

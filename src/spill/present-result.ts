@@ -1,0 +1,227 @@
+import type { ConversationSandbox } from '../sandbox/index.js';
+import { formatBytes, formatCount, plural } from '../util/format.js';
+import { jsonPrefix } from './json-prefix.js';
+import { shortenError } from './shorten-error.js';
+import type { SpillRef } from './spill-ref.js';
+import { ColumnTracker, detectTable } from './table.js';
+import type { Unwrapped } from './unwrap.js';
+import { wholeLinePrefix, wholeRecordPrefix } from './whole-record-prefix.js';
+import { writeSpill, type SpillContent } from './write-spill.js';
+
+/** The spill rules in force for one call (config plus per-tool overrides). */
+export interface SpillSettings {
+  /** false keeps the result inline and never writes a file. */
+  spill: boolean;
+  thresholdChars: number;
+  inlineMaxTokens: number;
+  bytesPerToken: number;
+  errorHeadChars: number;
+  errorTailChars: number;
+  retentionDays: number;
+}
+
+export interface PresentInput {
+  sandbox: ConversationSandbox;
+  tool: string;
+  callId: string;
+  result: Unwrapped;
+  isError: boolean;
+  settings: SpillSettings;
+  now: Date;
+  /** Called when a spill could not be written; the call still succeeds. */
+  onSpillFailure?: (error: unknown) => void;
+}
+
+/** What the model gets for one call. */
+export interface ModelView {
+  /** The text the model reads: the result (or its whole-record prefix) and the reference to the file. */
+  text: string;
+  /** The main spilled file, when one was written. */
+  spill?: SpillRef;
+  /** Binary blocks written as their own files. */
+  files: SpillRef[];
+  /** True when `text` shows only a prefix of the result. */
+  truncated: boolean;
+  /** The JSON value, when the model sees it whole. */
+  value?: unknown;
+  /** A spill that failed (disk full, permissions): the reason, for logs. */
+  spillError?: string;
+}
+
+/** A result rendered once: its full inline text (built lazily), its size, and how to cut it. */
+interface Rendered {
+  content: SpillContent;
+  chars: number;
+  bytes: number;
+  full(): string;
+  cut(budgetBytes: number, spilled: boolean): string;
+}
+
+/**
+ * Applies the spill rules to one result: decides whether to write it, writes it
+ * (a failure only warns), and builds what the model reads: the whole result
+ * under the inline cap, or a whole-record prefix with a sentence saying how
+ * much it shows; then the file's path, format, size, rows and columns.
+ */
+export async function presentResult(input: PresentInput): Promise<ModelView> {
+  const { result, settings, isError } = input;
+  const rendered = isError || result.kind === 'text' ? renderText(result.kind === 'text' ? result.text : JSON.stringify(result.value, null, 2)) : renderJson(result.value);
+
+  let spill: SpillRef | undefined;
+  let spillError: string | undefined;
+  const files: SpillRef[] = [];
+  const target = { sandbox: input.sandbox, tool: input.tool, callId: input.callId, now: input.now, retentionDays: settings.retentionDays };
+  const attempt = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await work();
+    } catch (error) {
+      spillError = error instanceof Error ? error.message : String(error);
+      input.onSpillFailure?.(error);
+      return undefined;
+    }
+  };
+
+  if (settings.spill && rendered.chars > settings.thresholdChars) {
+    spill = await attempt(() => writeSpill({ ...target, folder: isError ? 'errors' : 'results' }, rendered.content));
+  }
+  if (settings.spill) {
+    let index = 1;
+    for (const binary of result.binaries) {
+      index += 1;
+      const suffix = index === 2 && spill === undefined ? '' : `-${index - 1}`;
+      const ref = await attempt(() => writeSpill({ ...target, folder: 'results', suffix }, { format: 'binary', data: binary.data, mimeType: binary.mimeType }));
+      if (ref !== undefined) files.push(ref);
+    }
+  }
+
+  const budgetBytes = Math.floor(settings.inlineMaxTokens * settings.bytesPerToken);
+  let body: string;
+  let truncated = false;
+  if (isError) {
+    body = shortenError(rendered.full(), settings.errorHeadChars, settings.errorTailChars, spill?.path);
+    truncated = body.length < rendered.chars;
+  } else if (rendered.bytes <= budgetBytes) {
+    body = rendered.full();
+  } else {
+    body = rendered.cut(budgetBytes, spill !== undefined);
+    truncated = true;
+  }
+
+  const references = [spill, ...files].filter((ref): ref is SpillRef => ref !== undefined).map(describeReference);
+  if (spillError !== undefined && settings.spill && rendered.chars > settings.thresholdChars) {
+    references.push('[spillway] The full result could not be saved to a file, so no path is available; work from the text above.');
+  }
+  const view: ModelView = { text: [body, ...references].filter((part) => part.length > 0).join('\n\n'), files, truncated };
+  if (spill !== undefined) view.spill = spill;
+  if (spillError !== undefined) view.spillError = spillError;
+  if (!truncated && !isError && result.kind === 'json') view.value = result.value;
+  return view;
+}
+
+function utf8Length(text: string): number {
+  return Buffer.byteLength(text);
+}
+
+function renderText(text: string): Rendered {
+  return {
+    content: { format: 'text', text },
+    chars: text.length,
+    bytes: utf8Length(text),
+    full: () => text,
+    cut(budgetBytes, spilled) {
+      const totalLines = countLines(text);
+      const prefix = wholeLinePrefix(text, budgetBytes, utf8Length);
+      const rest = spilled ? `the file holds all ${plural(totalLines, 'line')}` : 'the rest was not saved';
+      const shown = prefix.cutInsideLine
+        ? `Showing the first ${formatCount(prefix.text.length)} of ${formatCount(text.length)} characters (the first line alone is over the inline cap); ${rest}.`
+        : `Showing lines 1–${formatCount(prefix.lines)} of ${formatCount(totalLines)}; ${rest}.`;
+      return `${prefix.text}${prefix.text.endsWith('\n') ? '' : '\n'}[spillway] ${shown}`;
+    },
+  };
+}
+
+function renderJson(value: unknown): Rendered {
+  const table = detectTable(value);
+  if (table !== undefined) {
+    const tracker = new ColumnTracker();
+    const lines = table.rows.map((row) => {
+      tracker.add(row);
+      return JSON.stringify(row);
+    });
+    let bytes = 2 + Math.max(0, lines.length - 1);
+    let chars = bytes;
+    for (const line of lines) {
+      chars += line.length;
+      bytes += utf8Length(line);
+    }
+    let open = '[';
+    let close = ']';
+    if (table.envelope !== undefined) {
+      const fields = JSON.stringify(table.envelope.fields);
+      open = `${fields.length > 2 ? `${fields.slice(0, -1)},` : '{'}${JSON.stringify(table.envelope.rowsKey)}:[`;
+      close = ']}';
+      chars += open.length + close.length - 2;
+      bytes += utf8Length(open) + utf8Length(close) - 2;
+    }
+    const content: SpillContent = { format: 'jsonl', lines, columns: tracker.columns, columnTypes: tracker.columnTypes };
+    if (table.envelope !== undefined) content.envelope = table.envelope;
+    return {
+      content,
+      chars,
+      bytes,
+      full: () => open + lines.join(',') + close,
+      cut(budgetBytes, spilled) {
+        const sentenceBudget = 200;
+        const prefix = wholeRecordPrefix(lines, Math.max(0, budgetBytes - sentenceBudget), { open, close, measure: utf8Length });
+        const total = lines.length;
+        const rest = spilled ? `the file holds all ${formatCount(total)}` : 'the rest was not saved to a file; narrow the query';
+        return `${prefix.text}\n[spillway] Showing ${formatCount(prefix.count)} of ${plural(total, 'row')}; ${rest}.`;
+      },
+    };
+  }
+  const text = JSON.stringify(value) ?? 'null';
+  return {
+    content: { format: 'json', text: JSON.stringify(value, null, 2) ?? 'null' },
+    chars: text.length,
+    bytes: utf8Length(text),
+    full: () => text,
+    cut(budgetBytes, spilled) {
+      const prefix = jsonPrefix(value, Math.max(0, budgetBytes - 200), utf8Length);
+      const rest = spilled ? 'the file holds the whole result' : 'the rest was not saved to a file';
+      return `${prefix.text}\n[spillway] Showing ${formatCount(prefix.shown)} of ${formatCount(prefix.total)} ${prefix.unit} of ${prefix.at}; ${rest}.`;
+    },
+  };
+}
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let count = 1;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) {
+    if (index < text.length - 1) count += 1;
+  }
+  return count;
+}
+
+const maxColumnsNamed = 30;
+
+/** The sentence that tells the model where the file is and what it holds. */
+export function describeReference(ref: SpillRef): string {
+  const kind =
+    ref.format === 'jsonl'
+      ? `JSONL table, ${plural(ref.rows ?? 0, 'row')} × ${plural(ref.columns?.length ?? 0, 'column')}`
+      : ref.format === 'json'
+        ? 'JSON'
+        : ref.format === 'text'
+          ? 'text'
+          : `binary ${ref.mimeType ?? ''}`.trim();
+  const columns = ref.columns?.length
+    ? ` Columns: ${ref.columns.slice(0, maxColumnsNamed).join(', ')}${ref.columns.length > maxColumnsNamed ? `, … (${ref.columns.length - maxColumnsNamed} more)` : ''}.`
+    : '';
+  const use =
+    ref.format === 'jsonl'
+      ? ' Pass this path, never the rows: export_table/draw_table/build_document take it as source; call_with_args_file sends files to other tools; read_file/search_file reread it.'
+      : ref.path.startsWith('errors/')
+        ? ' Read it with read_file or search_file for the full error.'
+        : ' Reread it with read_file/search_file; pass the path (not the content) to tools that take one.';
+  return `[spillway] Saved to ${ref.path} (${kind}, ${formatBytes(ref.bytes)}, expires ${ref.expiresAt}).${columns}${use}`;
+}

@@ -1,0 +1,44 @@
+import type { ColumnType } from './table.js';
+
+export type SpillFormat = 'jsonl' | 'json' | 'text' | 'binary';
+
+/** The facts about one spilled file, as written to its metadata and returned with the result. */
+export interface SpillRef {
+  /** Relative to the conversation folder, e.g. "results/0007-query_sql.jsonl". */
+  path: string;
+  format: SpillFormat;
+  bytes: number;
+  /** Tables: rows actually written. */
+  rows?: number;
+  /** Tables: column names in first-seen order. */
+  columns?: string[];
+  columnTypes?: Record<string, ColumnType>;
+  /** Tables found inside an object: the member that held the rows and the other members. */
+  envelope?: { rowsKey: string; fields: Record<string, unknown> };
+  mimeType?: string;
+  tool: string;
+  callId: string;
+  createdAt: string;
+  expiresAt: string;
+  /** True when the result held invalid Unicode (lone surrogates) that UTF-8 cannot carry; replaced by U+FFFD. */
+  replacedInvalidUnicode?: boolean;
+}
+
+/** What travels in an MCP result's `_meta["spillway/spill"]`. */
+export interface SpillMeta {
+  path: string;
+  format: SpillFormat;
+  bytes: number;
+  rows?: number;
+  columns?: string[];
+  expiresAt: string;
+}
+
+export const spillMetaKey = 'spillway/spill';
+
+export function toSpillMeta(ref: SpillRef): SpillMeta {
+  const meta: SpillMeta = { path: ref.path, format: ref.format, bytes: ref.bytes, expiresAt: ref.expiresAt };
+  if (ref.rows !== undefined) meta.rows = ref.rows;
+  if (ref.columns !== undefined) meta.columns = ref.columns;
+  return meta;
+}

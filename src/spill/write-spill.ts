@@ -1,0 +1,164 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { createPendingFile, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
+import { metadataSuffix } from '../sandbox/layout.js';
+import type { SpillRef } from './spill-ref.js';
+import type { ColumnType } from './table.js';
+
+export type SpillContent =
+  | { format: 'jsonl'; lines: readonly string[]; columns: string[]; columnTypes: Record<string, ColumnType>; envelope?: SpillRef['envelope'] }
+  | { format: 'json'; text: string }
+  | { format: 'text'; text: string }
+  | { format: 'binary'; data: Buffer; mimeType: string };
+
+export interface SpillTarget {
+  sandbox: ConversationSandbox;
+  folder: 'results' | 'errors';
+  tool: string;
+  callId: string;
+  now: Date;
+  retentionDays: number;
+  /** Distinguishes several files of one call ("-2", "-3" for extra binary blocks). */
+  suffix?: string;
+}
+
+const chunkChars = 1 << 20;
+const extensionsByMime: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/ogg': 'ogg',
+  'application/pdf': 'pdf',
+};
+
+const lastSequence = new WeakMap<ConversationSandbox, number>();
+
+/** Writes one spill file and its metadata atomically; returns its reference. */
+export async function writeSpill(target: SpillTarget, content: SpillContent): Promise<SpillRef> {
+  const { sandbox, folder } = target;
+  await sandbox.ensure();
+  const dir = sandbox.folderPath(folder);
+  const extension = content.format === 'binary' ? (extensionsByMime[content.mimeType] ?? 'bin') : content.format === 'text' ? 'txt' : content.format;
+  const stem = `${safeToolName(target.tool)}${target.suffix ?? ''}`;
+  let sequence = await nextSequence(sandbox);
+  const nameFor = (n: number) => path.join(dir, `${String(n).padStart(4, '0')}-${stem}.${extension}`);
+
+  let bytes = 0;
+  let replacedInvalidUnicode = false;
+  const pending = await createPendingFile(nameFor(sequence));
+  let finalPath: string;
+  try {
+    const write = async (chunk: string | Buffer) => {
+      if (typeof chunk === 'string' && !chunk.isWellFormed()) replacedInvalidUnicode = true;
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      if (!pending.stream.write(chunk)) await onceDrainOrError(pending.stream);
+    };
+    switch (content.format) {
+      case 'jsonl': {
+        let buffer = '';
+        for (const line of content.lines) {
+          buffer += `${line}\n`;
+          if (buffer.length >= chunkChars) {
+            await write(buffer);
+            buffer = '';
+          }
+        }
+        if (buffer.length > 0) await write(buffer);
+        break;
+      }
+      case 'json':
+      case 'text':
+      {
+        let start = 0;
+        while (start < content.text.length) {
+          let end = Math.min(start + chunkChars, content.text.length);
+          // Never split a surrogate pair across two writes.
+          if (end < content.text.length && isHighSurrogate(content.text.charCodeAt(end - 1))) end += 1;
+          await write(content.text.slice(start, end));
+          start = end;
+        }
+        break;
+      }
+      case 'binary':
+        await write(content.data);
+        break;
+    }
+    finalPath = await pending.commit({
+      nextName: (attempt) => {
+        sequence += attempt > 1 ? 1 : 0;
+        return nameFor(sequence);
+      },
+    });
+  } catch (error) {
+    await pending.abort();
+    throw error;
+  }
+  lastSequence.set(sandbox, Math.max(lastSequence.get(sandbox) ?? 0, sequence));
+
+  const expires = new Date(target.now.getTime() + target.retentionDays * 86_400_000);
+  const ref: SpillRef = {
+    path: sandbox.relativeOf(finalPath),
+    format: content.format,
+    bytes,
+    tool: target.tool,
+    callId: target.callId,
+    createdAt: target.now.toISOString(),
+    expiresAt: expires.toISOString(),
+  };
+  if (content.format === 'jsonl') {
+    ref.rows = content.lines.length;
+    ref.columns = content.columns;
+    ref.columnTypes = content.columnTypes;
+    if (content.envelope !== undefined) ref.envelope = content.envelope;
+  }
+  if (content.format === 'binary') ref.mimeType = content.mimeType;
+  if (replacedInvalidUnicode) ref.replacedInvalidUnicode = true;
+  await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(ref, null, 2)}\n`, { overwrite: true });
+  return ref;
+}
+
+/** Next free sequence number for a conversation: one past the highest seen in results/ and errors/. */
+async function nextSequence(sandbox: ConversationSandbox): Promise<number> {
+  let last = lastSequence.get(sandbox);
+  if (last === undefined) {
+    last = 0;
+    for (const folder of ['results', 'errors'] as const) {
+      const names = await readdir(sandbox.folderPath(folder)).catch(() => [] as string[]);
+      for (const name of names) {
+        const match = /^(\d+)-/.exec(name);
+        if (match) last = Math.max(last, Number(match[1]));
+      }
+    }
+  }
+  lastSequence.set(sandbox, last + 1);
+  return last + 1;
+}
+
+export function safeToolName(tool: string): string {
+  const cleaned = tool.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+/, '');
+  return (cleaned || 'tool').slice(0, 64);
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function onceDrainOrError(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onDrain = () => {
+      stream.off('error', onError);
+      resolve();
+    };
+    const onError = (error: Error) => {
+      stream.off('drain', onDrain);
+      reject(error);
+    };
+    stream.once('drain', onDrain);
+    stream.once('error', onError);
+  });
+}

@@ -1,0 +1,94 @@
+import type { Dirent } from 'node:fs';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ToolDefinition } from '../../host/tool.js';
+import { isTempName } from '../../sandbox/index.js';
+import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';
+import type { SpillRef } from '../../spill/spill-ref.js';
+
+export interface FileEntry {
+  path: string;
+  bytes: number;
+  format: string;
+  rows?: number;
+  columns?: string[];
+  modifiedAt: string;
+  /** When retention will delete it; absent for outputs/, which never expire. */
+  expiresAt?: string;
+}
+
+export const listFilesTool: ToolDefinition = {
+  name: 'list_files',
+  description: [
+    'List the files of this conversation\'s sandbox with size, format, rows (for tables) and expiry time.',
+    'Folders: results/ (spilled tool results), errors/ (full error texts), args/ (arguments files), scripts/, outputs/ (files given to the user; never expire).',
+    'Give dir (e.g. "results") to list one folder.',
+  ].join(' '),
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      dir: { type: 'string', description: 'A folder relative to the conversation folder, e.g. "results". Default: all folders.' },
+    },
+  },
+  spill: false,
+  annotations: { title: 'List sandbox files', readOnlyHint: true },
+  async handler(args, context) {
+    const { sandbox, config } = context;
+    const start = args.dir === undefined || args.dir === '' || args.dir === '.' ? undefined : await sandbox.resolveExisting(args.dir);
+    await sandbox.ensure();
+    const roots = start === undefined ? conversationFolders.map((folder) => sandbox.folderPath(folder)) : [start.absolute];
+    const entries: FileEntry[] = [];
+    let more = 0;
+    const max = config.reread.maxListEntries;
+    const retentionMs = config.retention.days * 86_400_000;
+    const walk = async (dir: string): Promise<void> => {
+      const items: Dirent[] = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      items.sort((a, b) => a.name.localeCompare(b.name));
+      for (const item of items) {
+        const absolute = path.join(dir, item.name);
+        if (item.isDirectory()) {
+          await walk(absolute);
+          continue;
+        }
+        if (!item.isFile() || isTempName(item.name) || item.name.endsWith(metadataSuffix)) continue;
+        if (entries.length >= max) {
+          more += 1;
+          continue;
+        }
+        const info = await lstat(absolute).catch(() => undefined);
+        if (info === undefined) continue;
+        const relative = sandbox.relativeOf(absolute);
+        const folder = relative.split('/')[0] as ConversationFolder;
+        const meta = await readMetadata(`${absolute}${metadataSuffix}`);
+        const entry: FileEntry = {
+          path: relative,
+          bytes: info.size,
+          format: meta?.format ?? formatFromName(item.name),
+          modifiedAt: info.mtime.toISOString(),
+        };
+        if (meta?.rows !== undefined) entry.rows = meta.rows;
+        if (meta?.columns !== undefined) entry.columns = meta.columns;
+        if (expiringFolders.includes(folder)) entry.expiresAt = meta?.expiresAt ?? new Date(info.mtime.getTime() + retentionMs).toISOString();
+        entries.push(entry);
+      }
+    };
+    for (const root of roots) await walk(root);
+    const result: { files: FileEntry[]; note?: string } = { files: entries };
+    if (more > 0) result.note = `${more} more file(s) not listed (cap ${max}); list one folder with dir.`;
+    return { value: result };
+  },
+};
+
+async function readMetadata(file: string): Promise<Partial<SpillRef> | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Partial<SpillRef>;
+  } catch {
+    return undefined;
+  }
+}
+
+function formatFromName(name: string): string {
+  const extension = path.extname(name).slice(1).toLowerCase();
+  return extension === 'txt' ? 'text' : extension || 'unknown';
+}

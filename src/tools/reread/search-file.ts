@@ -1,0 +1,71 @@
+import { SpillwayError } from '../../errors.js';
+import type { ToolDefinition } from '../../host/tool.js';
+import { formatCount } from '../../util/format.js';
+import { compileUserRegExp } from '../../util/safe-regexp.js';
+import { capLine, looksBinary, readLines } from './read-lines.js';
+
+export const searchFileTool: ToolDefinition = {
+  name: 'search_file',
+  description: [
+    'Find the lines of a sandbox file that contain a text (or match a regular expression with regex: true), with their line numbers.',
+    'Use it to locate something in a large spilled result, then read_file with offset to see the surroundings.',
+    'Matching is case-sensitive text by default. To filter or aggregate rows, write SQL instead (query_sql).',
+  ].join(' '),
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['path', 'pattern'],
+    properties: {
+      path: { type: 'string', description: 'File path relative to the conversation folder.' },
+      pattern: { type: 'string', minLength: 1, description: 'Text to find (or a JavaScript regular expression when regex is true).' },
+      regex: { type: 'boolean', description: 'Treat pattern as a regular expression. Default false.' },
+      ignoreCase: { type: 'boolean', description: 'Case-insensitive matching. Default false.' },
+      limit: { type: 'integer', minimum: 1, description: 'Most matches to return.' },
+    },
+  },
+  spill: false,
+  annotations: { title: 'Search a sandbox file', readOnlyHint: true },
+  async handler(args, context) {
+    const caps = context.config.reread;
+    const pattern = args.pattern as string;
+    const ignoreCase = args.ignoreCase === true;
+    const limit = Math.min((args.limit as number | undefined) ?? caps.maxMatches, caps.maxMatches);
+    const matches = args.regex === true ? regexMatcher(pattern, ignoreCase) : textMatcher(pattern, ignoreCase);
+    const file = await context.sandbox.openRead(args.path);
+    try {
+      if (await looksBinary(file)) {
+        throw new SpillwayError('PATH_NOT_FILE', `${file.relative} is a binary file and cannot be searched as text.`, { path: file.relative });
+      }
+      const out: string[] = [];
+      let found = 0;
+      let chars = 0;
+      let total = 0;
+      for await (const line of readLines(file)) {
+        total = line.number;
+        if (!matches(line.text)) continue;
+        found += 1;
+        if (out.length >= limit) continue;
+        const text = `${String(line.number).padStart(6)}\t${capLine(line.text, caps.maxLineChars)}`;
+        if (chars + text.length > caps.maxChars && out.length > 0) continue;
+        out.push(text);
+        chars += text.length + 1;
+      }
+      if (found === 0) return { value: `[No line of ${file.relative} (${formatCount(total)} lines) matches ${JSON.stringify(pattern)}.]` };
+      const shown = out.length < found ? `; showing the first ${formatCount(out.length)} (cap reached; narrow the pattern)` : '';
+      return { value: `[${formatCount(found)} matching line${found === 1 ? '' : 's'} in ${file.relative} (${formatCount(total)} lines)${shown}]\n${out.join('\n')}` };
+    } finally {
+      await file.handle.close();
+    }
+  },
+};
+
+function textMatcher(pattern: string, ignoreCase: boolean): (line: string) => boolean {
+  if (!ignoreCase) return (line) => line.includes(pattern);
+  const lower = pattern.toLowerCase();
+  return (line) => line.toLowerCase().includes(lower);
+}
+
+function regexMatcher(pattern: string, ignoreCase: boolean): (line: string) => boolean {
+  const regex = compileUserRegExp(pattern, ignoreCase ? 'iu' : 'u');
+  return (line) => regex.test(line);
+}
