@@ -5,9 +5,24 @@ import { readFileTool } from './reread/read-file.js';
 import { searchFileTool } from './reread/search-file.js';
 
 /**
- * The tools every host offers. Each capability adds its tools here; tools that
- * need shared services (the worker pool, the SQL source) get them from the host.
+ * The tools every host offers, by capability. A capability that needs shared
+ * services (the worker pool, the SQL source) creates them here from the host
+ * and registers their shutdown with host.onClose.
  */
-export async function builtinTools(_host: Host): Promise<ToolDefinition[]> {
-  return [readFileTool, searchFileTool, listFilesTool];
+export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
+  const tools: ToolDefinition[] = [];
+
+  // Reread: read_file, search_file, list_files.
+  tools.push(readFileTool, searchFileTool, listFilesTool);
+
+  // File building (export_table, build_document, attach_file, draw_table).
+
+  // Delegation (call_with_args_file).
+
+  // Scripts (run_script, write_file).
+
+  // SQL (query_sql).
+
+  void host;
+  return tools;
 }
