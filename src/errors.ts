@@ -55,7 +55,8 @@ export const errorCodes = {
   // scripts
   SCRIPT_SYNTAX: 'The script has a syntax error.',
   SCRIPT_ERROR: 'The script threw an exception.',
-  SCRIPT_LIMIT: 'The script hit a limit (time, memory, stack, bytes read or written, output).',
+  SCRIPT_LIMIT: 'The script hit a limit (time, memory, stack, bytes read or written, output); details.limit names the config key, details.value its value.',
+  SCRIPT_BUSY: 'Too many scripts are running or waiting for a worker; details.running and details.waiting say how many.',
 
   // SQL
   SQL_READ_ONLY: 'Only read-only statements are allowed.',

@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../host/tool.js';
 import { listFilesTool } from './reread/list-files.js';
 import { readFileTool } from './reread/read-file.js';
 import { searchFileTool } from './reread/search-file.js';
+import { scriptTools } from './script/script-tools.js';
 
 /**
  * The tools every host offers, by capability. A capability that needs shared
@@ -20,6 +21,7 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   // Delegation (call_with_args_file).
 
   // Scripts (run_script, write_file).
+  tools.push(...scriptTools(host));
 
   // SQL (query_sql).
 

@@ -1,0 +1,165 @@
+import { availableParallelism } from 'node:os';
+import { SpillwayError } from '../../errors.js';
+import type { Logger } from '../../log/logger.js';
+import { parseJsonSafely } from '../../util/safe-json.js';
+import type { RunMessage } from './protocol.js';
+import type { ScriptBridge, WrittenFile } from './script-bridge.js';
+import type { ScriptLimits } from './script-limits.js';
+import { ScriptWorkerSlot, workerHeapMb } from './script-worker-slot.js';
+
+/** How long past the interrupt deadline the watchdog waits before it terminates the worker. */
+export const watchdogGraceMs = 1000;
+/** Idle workers kept warm (QuickJS compiled, next WebAssembly instance ready). */
+const maxIdleWorkers = 1;
+const idleMs = 60_000;
+/** A worker is replaced after this many runs, so nothing can accumulate in it. */
+const maxRunsPerWorker = 100;
+
+export interface ScriptRunRequest {
+  source: string;
+  filename: string;
+  argsJson: string;
+  limits: ScriptLimits;
+  bridge: ScriptBridge;
+  signal: AbortSignal;
+}
+
+export interface ScriptRunResult {
+  ok: boolean;
+  /** The return value, parsed with parseJsonSafely (ok runs). */
+  value?: unknown;
+  error?: SpillwayError;
+  console: string;
+  written: WrittenFile[];
+  durationMs: number;
+}
+
+export interface ScriptRunnerOptions {
+  logger: Logger;
+  /** Most scripts running at once (0: one per core). */
+  concurrency: () => number;
+  /** Most calls waiting for a worker. */
+  maxQueue: () => number;
+}
+
+/**
+ * Runs scripts on worker threads, off the main thread: at most `concurrency`
+ * at once, a short queue beyond that, one warm worker kept for the next call.
+ * A worker that hit a limit or failed is never reused.
+ */
+export class ScriptRunner {
+  private readonly idle: ScriptWorkerSlot[] = [];
+  private readonly waiting: (() => void)[] = [];
+  private running = 0;
+  private nextRunId = 1;
+  private closed = false;
+
+  constructor(private readonly options: ScriptRunnerOptions) {}
+
+  async run(request: ScriptRunRequest): Promise<ScriptRunResult> {
+    if (this.closed) throw new SpillwayError('TOOL_FAILED', 'The script runner is closed.');
+    await this.acquireTurn(request.signal);
+    const startedAt = performance.now();
+    let slot: ScriptWorkerSlot | undefined;
+    try {
+      slot = this.takeSlot(request.limits);
+      await slot.started();
+      const deadline = Date.now() + request.limits.timeoutMs;
+      const message: RunMessage = {
+        type: 'run',
+        runId: this.nextRunId++,
+        source: request.source,
+        filename: request.filename,
+        argsJson: request.argsJson,
+        limits: request.limits,
+        deadline,
+      };
+      const { outcome, console } = await slot.run({ message, bridge: request.bridge, killAt: deadline + watchdogGraceMs, signal: request.signal });
+      const durationMs = performance.now() - startedAt;
+      this.release(slot, outcome.retire);
+      slot = undefined;
+      const written = request.bridge.written;
+      if (!outcome.ok) return { ok: false, error: SpillwayError.fromJSON(outcome.error), console, written, durationMs };
+      let value: unknown;
+      try {
+        // The guest's JSON is untrusted: no "__proto__" or "constructor.prototype" keys reach host objects.
+        value = parseJsonSafely(outcome.resultJson);
+      } catch (error) {
+        return {
+          ok: false,
+          error: new SpillwayError('SCRIPT_ERROR', `The return value was refused: ${(error as Error).message}. Return plain data without "__proto__" or "constructor" keys.`),
+          console,
+          written,
+          durationMs,
+        };
+      }
+      return { ok: true, value, console, written, durationMs };
+    } finally {
+      if (slot !== undefined) this.release(slot, true);
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** Terminates every worker; calls after this fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.idle.splice(0).map((slot) => slot.terminate()));
+  }
+
+  /** Health facts for /healthz. */
+  stats(): { running: number; waiting: number; idleWorkers: number } {
+    return { running: this.running, waiting: this.waiting.length, idleWorkers: this.idle.length };
+  }
+
+  private async acquireTurn(signal: AbortSignal): Promise<void> {
+    const concurrency = this.options.concurrency() || availableParallelism();
+    if (this.running < concurrency) {
+      this.running += 1;
+      return;
+    }
+    if (this.waiting.length >= this.options.maxQueue()) {
+      throw new SpillwayError('SCRIPT_BUSY', `${this.running} scripts are running and ${this.waiting.length} are waiting, the most allowed (workers.poolSize, workers.maxQueue). Try again in a moment.`, {
+        running: this.running,
+        waiting: this.waiting.length,
+      });
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        const index = this.waiting.indexOf(wake);
+        if (index !== -1) this.waiting.splice(index, 1);
+        reject(new SpillwayError('TOOL_FAILED', 'The call was cancelled while waiting for a script worker.'));
+      };
+      const wake = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        this.running += 1;
+        resolve();
+      };
+      this.waiting.push(wake);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private takeSlot(limits: ScriptLimits): ScriptWorkerSlot {
+    const heapMb = workerHeapMb(limits);
+    while (this.idle.length > 0) {
+      const slot = this.idle.pop() as ScriptWorkerSlot;
+      if (slot.alive && slot.heapMb === heapMb) return slot;
+      void slot.terminate();
+    }
+    return new ScriptWorkerSlot(limits, this.options.logger);
+  }
+
+  private release(slot: ScriptWorkerSlot, retire: boolean): void {
+    if (retire || this.closed || !slot.alive || slot.runs >= maxRunsPerWorker || this.idle.length >= maxIdleWorkers) {
+      void slot.terminate();
+      return;
+    }
+    this.idle.push(slot);
+    slot.park(idleMs, () => {
+      const index = this.idle.indexOf(slot);
+      if (index !== -1) this.idle.splice(index, 1);
+      void slot.terminate();
+    });
+  }
+}

@@ -1,0 +1,22 @@
+import type { Host } from '../../host/host.js';
+import type { ToolDefinition } from '../../host/tool.js';
+import { runScriptTool } from './run-script-tool.js';
+import { limitsFromConfig } from './script-limits.js';
+import { ScriptRunner } from './script-runner.js';
+import { writeFileTool } from './write-file.js';
+
+/**
+ * The script capability: run_script (QuickJS on worker threads) and
+ * write_file. The runner's workers start on the first call and are
+ * terminated when the host closes.
+ */
+export function scriptTools(host: Host): ToolDefinition[] {
+  const runner = new ScriptRunner({
+    logger: host.logger,
+    concurrency: () => host.config.workers.poolSize,
+    maxQueue: () => host.config.workers.maxQueue,
+  });
+  host.onClose(() => runner.close());
+  host.setHealthSource('scripts', () => runner.stats());
+  return [runScriptTool(runner, limitsFromConfig(host.config)), writeFileTool];
+}
