@@ -49,6 +49,7 @@ export interface ScriptRunnerOptions {
  */
 export class ScriptRunner {
   private readonly idle: ScriptWorkerSlot[] = [];
+  private readonly busy = new Set<ScriptWorkerSlot>();
   private readonly waiting: (() => void)[] = [];
   private running = 0;
   private nextRunId = 1;
@@ -63,6 +64,7 @@ export class ScriptRunner {
     let slot: ScriptWorkerSlot | undefined;
     try {
       slot = this.takeSlot(request.limits);
+      this.busy.add(slot);
       await slot.started();
       const deadline = Date.now() + request.limits.timeoutMs;
       const message: RunMessage = {
@@ -76,7 +78,8 @@ export class ScriptRunner {
       };
       const { outcome, console } = await slot.run({ message, bridge: request.bridge, killAt: deadline + watchdogGraceMs, signal: request.signal });
       const durationMs = performance.now() - startedAt;
-      this.release(slot, outcome.retire);
+      this.busy.delete(slot);
+      this.release(slot, outcome.retire, request.limits);
       slot = undefined;
       const written = request.bridge.written;
       if (!outcome.ok) return { ok: false, error: SpillwayError.fromJSON(outcome.error), console, written, durationMs };
@@ -95,7 +98,10 @@ export class ScriptRunner {
       }
       return { ok: true, value, console, written, durationMs };
     } finally {
-      if (slot !== undefined) this.release(slot, true);
+      if (slot !== undefined) {
+        this.busy.delete(slot);
+        this.release(slot, true, request.limits);
+      }
       this.running -= 1;
       this.waiting.shift()?.();
     }
@@ -104,7 +110,9 @@ export class ScriptRunner {
   /** Terminates every worker; calls after this fail. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.idle.splice(0).map((slot) => slot.terminate()));
+    const slots = [...this.idle.splice(0), ...this.busy];
+    this.busy.clear();
+    await Promise.all(slots.map((slot) => slot.terminate()));
   }
 
   /** Health facts for /healthz. */
@@ -150,11 +158,17 @@ export class ScriptRunner {
     return new ScriptWorkerSlot(limits, this.options.logger);
   }
 
-  private release(slot: ScriptWorkerSlot, retire: boolean): void {
+  private release(slot: ScriptWorkerSlot, retire: boolean, limits: ScriptLimits): void {
     if (retire || this.closed || !slot.alive || slot.runs >= maxRunsPerWorker || this.idle.length >= maxIdleWorkers) {
       void slot.terminate();
+      // A retired worker is replaced at once, so the next call does not pay for starting one.
+      if (!this.closed && this.idle.length === 0) this.park(new ScriptWorkerSlot(limits, this.options.logger));
       return;
     }
+    this.park(slot);
+  }
+
+  private park(slot: ScriptWorkerSlot): void {
     this.idle.push(slot);
     slot.park(idleMs, () => {
       const index = this.idle.indexOf(slot);
