@@ -43,6 +43,8 @@ export class ScriptWorkerSlot {
   private readonly ready: Promise<void>;
   private exited = false;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Ends the current run at once (when the worker is terminated from outside, e.g. the host closing). */
+  private abortCurrent: ((error: SpillwayError) => void) | undefined;
 
   constructor(limits: ScriptLimits, private readonly logger: Logger) {
     this.heapMb = workerHeapMb(limits);
@@ -71,6 +73,7 @@ export class ScriptWorkerSlot {
       };
       this.worker.on('message', onMessage);
       this.worker.once('error', reject);
+      this.worker.once('exit', (code) => reject(new Error(`the worker exited (code ${code}) before it was ready`)));
     });
     this.ready.catch(() => undefined);
     // A permanent listener: an error while idle must not become an uncaught 'error' event.
@@ -105,6 +108,7 @@ export class ScriptWorkerSlot {
       const finish = (outcome: RunOutcome): void => {
         if (settled) return;
         settled = true;
+        this.abortCurrent = undefined;
         clearTimeout(watchdog);
         options.signal.removeEventListener('abort', onAbort);
         this.worker.off('message', onMessage);
@@ -115,8 +119,8 @@ export class ScriptWorkerSlot {
         resolve({ outcome, console: consoleText });
       };
       const stop = (error: SpillwayError): void => {
-        void this.terminate();
         finish({ ok: false, error: error.toJSON(), retire: true });
+        void this.terminate();
       };
       const onMessage = (reply: WorkerMessage): void => {
         if (reply.type === 'console' && reply.runId === message.runId) consoleText += reply.text;
@@ -148,11 +152,16 @@ export class ScriptWorkerSlot {
         );
       }, Math.max(0, options.killAt - Date.now()));
 
+      this.abortCurrent = (error) => finish({ ok: false, error: error.toJSON(), retire: true });
       this.worker.on('message', onMessage);
       this.worker.once('error', onError);
       this.worker.once('exit', onExit);
       this.port.on('message', onRequest);
       options.signal.addEventListener('abort', onAbort, { once: true });
+      if (this.exited) {
+        stop(new SpillwayError('WORKER_FAILED', 'The script worker had already stopped.'));
+        return;
+      }
       if (options.signal.aborted) {
         onAbort();
         return;
@@ -170,6 +179,7 @@ export class ScriptWorkerSlot {
 
   async terminate(): Promise<void> {
     this.setIdle(true);
+    this.abortCurrent?.(new SpillwayError('TOOL_FAILED', 'The host is shutting down; the script was stopped.'));
     if (this.exited) return;
     this.exited = true;
     await this.worker.terminate().catch(() => undefined);

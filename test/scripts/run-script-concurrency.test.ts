@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tempHost } from '../helpers/temp-host.js';
+import { runScript, scriptResult } from './helpers.js';
+
+test('a busy script runs off the main thread: other calls finish while it spins', async (t) => {
+  const env = await tempHost({ workers: { poolSize: 2, maxQueue: 4, taskTimeoutMs: 600000 }, script: { timeoutMs: 4000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  t.after(() => env.cleanup());
+  const order: string[] = [];
+  const spinning = runScript(env.host, 'while (true) {}').then((result) => {
+    order.push('spin');
+    return result;
+  });
+  const listed = env.host.execute({ name: 'list_files', arguments: {} }, { conversationId: 'c2' }).then(() => order.push('list_files'));
+  const quick = runScript(env.host, 'return 1 + 1;', { conversationId: 'c3' }).then((result) => {
+    order.push('script');
+    return result;
+  });
+  const [spin, , second] = await Promise.all([spinning, listed, quick]);
+  assert.equal(spin.error?.code, 'SCRIPT_LIMIT');
+  assert.equal(scriptResult(second), 2);
+  assert.equal(order.at(-1), 'spin', `the spinning script finished last: ${order.join(', ')}`);
+});
+
+test('calls beyond the worker pool and its queue are refused with SCRIPT_BUSY, and later calls work', async (t) => {
+  const env = await tempHost({ workers: { poolSize: 1, maxQueue: 1, taskTimeoutMs: 600000 }, script: { timeoutMs: 2000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  t.after(() => env.cleanup());
+  const running = runScript(env.host, 'while (true) {}');
+  const queued = runScript(env.host, 'return "queued";');
+  const refused = await runScript(env.host, 'return "refused";');
+  assert.equal(refused.error?.code, 'SCRIPT_BUSY');
+  assert.equal((await running).error?.code, 'SCRIPT_LIMIT');
+  assert.equal(scriptResult(await queued), 'queued');
+  assert.equal(scriptResult(await runScript(env.host, 'return "after";')), 'after');
+});
+
+test('closing the host stops a running script', async () => {
+  const env = await tempHost({ script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  const running = runScript(env.host, 'while (true) {}');
+  // Let the run reach the worker before closing.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await env.cleanup();
+  const result = await running;
+  assert.equal(result.isError, true);
+});
