@@ -16,8 +16,15 @@ export interface ScriptLimits {
 
 export type LimitName = keyof ScriptLimits;
 
+/**
+ * QuickJS's stack limit is clamped here as well as in the config schema: above
+ * ~256 KiB, deep recursion in quickjs-emscripten 0.32 can overrun the
+ * WebAssembly stack and corrupt the runtime instead of raising "stack overflow".
+ */
+export const maxStackBytes = 256 * 1024;
+
 export function limitsFromConfig(config: Config): ScriptLimits {
-  return { ...config.script, argsMaxBytes: config.args.maxBytes };
+  return { ...config.script, stackBytes: Math.min(config.script.stackBytes, maxStackBytes), argsMaxBytes: config.args.maxBytes };
 }
 
 const configKeys: Record<LimitName, string> = {
