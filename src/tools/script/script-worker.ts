@@ -47,5 +47,20 @@ parent.on('message', (message: RunMessage) => {
   })();
 });
 
+// One throw-away run before reporting ready: V8 compiles the WebAssembly code
+// lazily, so a worker's first real run would otherwise pay for that.
+runSession(
+  {
+    type: 'run',
+    runId: 0,
+    source: 'return JSON.parse(JSON.stringify({ warm: [1, "x"] }));',
+    filename: 'warm-up.js',
+    argsJson: '{}',
+    limits: { timeoutMs: 10_000, memoryBytes: 16 * 1024 * 1024, stackBytes: 64 * 1024, maxReadBytes: 0, maxWriteBytes: 0, maxOutputChars: 1000, argsMaxBytes: 0 },
+    deadline: Date.now() + 10_000,
+  },
+  { module: await nextModule, call: () => undefined, flushConsole: () => undefined },
+);
+nextModule = newQuickJSWASMModule();
 await nextModule;
 post({ type: 'ready' });
