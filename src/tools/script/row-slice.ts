@@ -1,8 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../../errors.js';
-import type { OpenedFile } from '../../sandbox/index.js';
+import type { ConversationSandbox, OpenedFile } from '../../sandbox/index.js';
 import { metadataSuffix } from '../../sandbox/layout.js';
 
 const chunkBytes = 1 << 20;
@@ -34,12 +33,13 @@ export class RowCheckpoints {
 export type TableFormat = 'jsonl' | 'json';
 
 /** JSONL or a JSON document: by extension, then the spill's metadata, then the first byte. */
-export async function tableFormat(file: OpenedFile): Promise<TableFormat> {
+export async function tableFormat(file: OpenedFile, sandbox: ConversationSandbox): Promise<TableFormat> {
   const extension = path.extname(file.relative).toLowerCase();
   if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl';
   if (extension === '.json') return 'json';
-  const meta = await readFile(`${file.absolute}${metadataSuffix}`, 'utf8').then(
-    (text) => (JSON.parse(text) as { format?: unknown }).format,
+  // The sidecar is read through the sandbox too: a planted link must not be followed out.
+  const meta = await sandbox.readFile(`${file.relative}${metadataSuffix}`, { maxBytes: 1024 * 1024 }).then(
+    (found) => (JSON.parse(found.data.toString('utf8')) as { format?: unknown }).format,
     () => undefined,
   );
   if (meta === 'jsonl' || meta === 'json') return meta;

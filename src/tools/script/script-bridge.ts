@@ -87,7 +87,7 @@ export class ScriptBridge {
   private async rows(id: number, input: string, offset: number, limit: number | undefined): Promise<{ reply: BridgeReply; transfer: ArrayBuffer[] }> {
     const file = await this.options.sandbox.openRead(input);
     try {
-      const format = await tableFormat(file);
+      const format = await tableFormat(file, this.options.sandbox);
       let data: Uint8Array;
       let firstLine = 1;
       if (format === 'json') {
