@@ -20,6 +20,8 @@ export interface SessionDependencies {
 }
 
 const consoleFlushChars = 64 * 1024;
+/** Output is also sent at least this often, so what a script printed survives the watchdog terminating it. */
+const consoleFlushMs = 50;
 
 /** A host-API failure as the guest sees it: a catchable error the prelude turns into a SpillwayError. */
 function hostError(error: SerializedError): Error {
@@ -42,6 +44,7 @@ class Session {
   private fatal: SerializedError | undefined;
   private consoleBuffer = '';
   private consoleChars = 0;
+  private lastFlush = 0;
   private interrupted = false;
   private readonly limits: ScriptLimits;
 
@@ -288,11 +291,14 @@ class Session {
     }
     this.consoleBuffer += text;
     this.consoleChars += text.length;
-    if (this.consoleBuffer.length >= consoleFlushChars) this.flush(false);
+    this.flush(false);
   }
 
   private flush(always: boolean): void {
-    if (this.consoleBuffer.length === 0 || (!always && this.consoleBuffer.length < consoleFlushChars)) return;
+    if (this.consoleBuffer.length === 0) return;
+    const now = Date.now();
+    if (!always && this.consoleBuffer.length < consoleFlushChars && now - this.lastFlush < consoleFlushMs) return;
+    this.lastFlush = now;
     const text = this.consoleBuffer;
     this.consoleBuffer = '';
     this.dependencies.flushConsole(text);

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ToolContext } from '../../src/host/tool.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { ScriptBridge } from '../../src/tools/script/script-bridge.js';
+import { limitsFromConfig, maxStackBytes } from '../../src/tools/script/script-limits.js';
+import { ScriptWorkerSlot } from '../../src/tools/script/script-worker-slot.js';
+import { tempHost } from '../helpers/temp-host.js';
+
+test('the watchdog terminates a worker whose script does not stop at its deadline', async (t) => {
+  const env = await tempHost();
+  t.after(() => env.cleanup());
+  const limits = limitsFromConfig(env.config);
+  const sandbox = env.host.sandbox.conversation('c1');
+  const bridge = new ScriptBridge({ sandbox, limits, context: { sandbox, config: env.config, logger: silentLogger() } as unknown as ToolContext });
+  const slot = new ScriptWorkerSlot(limits, silentLogger());
+  t.after(() => slot.terminate());
+  await slot.started();
+  // The interrupt deadline is an hour away, as if a native call never checked it;
+  // only the watchdog outside the runtime can end this run.
+  const result = await slot.run({
+    message: { type: 'run', runId: 1, source: 'console.log("started"); while (true) {}', filename: 'inline.js', argsJson: '{}', limits, deadline: Date.now() + 3_600_000 },
+    bridge,
+    killAt: Date.now() + 1500,
+    signal: new AbortController().signal,
+  });
+  assert.equal(result.outcome.ok, false);
+  assert.equal(result.outcome.retire, true);
+  if (!result.outcome.ok) {
+    assert.equal(result.outcome.error.code, 'SCRIPT_LIMIT');
+    assert.match(result.outcome.error.message, /stopped by the watchdog/);
+    assert.deepEqual(result.outcome.error.details, { limit: 'script.timeoutMs', value: limits.timeoutMs });
+  }
+  assert.equal(result.console, 'started\n', 'console output before the stop is kept');
+  assert.equal(slot.alive, false, 'the worker thread is gone');
+});
+
+test('the stack limit is capped at 256 KiB even if the config asks for more', async () => {
+  const env = await tempHost();
+  try {
+    const config = { ...env.config, script: { ...env.config.script, stackBytes: 8 * 1024 * 1024 } };
+    assert.equal(limitsFromConfig(config).stackBytes, maxStackBytes);
+    assert.equal(maxStackBytes, 262144);
+  } finally {
+    await env.cleanup();
+  }
+});
