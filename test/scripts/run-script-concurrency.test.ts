@@ -4,7 +4,7 @@ import { tempHost } from '../helpers/temp-host.js';
 import { runScript, scriptResult } from './helpers.js';
 
 test('a busy script runs off the main thread: other calls finish while it spins', async (t) => {
-  const env = await tempHost({ workers: { poolSize: 2, maxQueue: 4, taskTimeoutMs: 600000 }, script: { timeoutMs: 4000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  const env = await tempHost({ workers: { poolSize: 2, maxQueue: 4, taskTimeoutMs: 600000 }, script: { timeoutMs: 6000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
   t.after(() => env.cleanup());
   const order: string[] = [];
   const spinning = runScript(env.host, 'while (true) {}').then((result) => {
