@@ -134,7 +134,7 @@ describe('run_script bad input', () => {
   });
 
   test('static import is a syntax error that says modules are unavailable', async () => {
-    await expectFailure("import fs from 'fs';\nreturn fs;", 'SCRIPT_SYNTAX', /import\/export are not available/);
+    await expectFailure("import fs from 'fs';\nreturn fs;", 'SCRIPT_SYNTAX', /Modules are not available: there is no import/);
   });
 
   test('dynamic import is refused', async () => {

@@ -62,7 +62,7 @@ export function describeThrown(thrown: unknown, options: DescribeOptions): Seria
     const excerpt = location === undefined ? '' : `\n${sourceExcerpt(options.source, location.line, location.column)}`;
     return {
       code: 'SCRIPT_SYNTAX',
-      message: `SyntaxError: ${message}${where}.${excerpt}\nThe script body runs inside an async function: use "return value" to hand back a result; import/export are not available.`,
+      message: `SyntaxError: ${message}${where}.${excerpt}\n${syntaxHint(options.source)}`,
       details: { file: options.filename, ...(location ?? {}) },
     };
   }
@@ -127,6 +127,13 @@ function sourceExcerpt(source: string, line: number, column: number): string {
   const shown = text.length > 160 ? `${text.slice(0, 160)}…` : text;
   const gutter = `${line} | `;
   return `${gutter}${shown}\n${' '.repeat(gutter.length + Math.max(0, Math.min(column - 1, 160)))}^`;
+}
+
+function syntaxHint(source: string): string {
+  if (/^\s*(import|export)\b/m.test(source)) {
+    return `Modules are not available: there is no import, export or require. ${apiHint}`;
+  }
+  return 'The script is the body of an async function: "return value" hands back a result and "await" is allowed.';
 }
 
 function hintFor(name: string, message: string): string | undefined {
