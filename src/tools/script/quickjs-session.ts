@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../../errors.js';
-import { describeThrown, cleanStack } from './script-error.js';
+import { failureOutcome } from './script-error.js';
 import { hasNul, newGuestString } from './guest-strings.js';
 import { preludeFilename, preludeSource } from './guest-prelude.js';
 import type { BridgeReply, BridgeRequest, RunMessage, RunOutcome } from './protocol.js';
@@ -168,43 +168,17 @@ class Session {
     return { ok: true, resultJson, retire: false };
   }
 
-  /** Turns an exception handle into the run's outcome, with limits taking precedence over what the guest threw. */
+  /** Turns an exception handle into the run's outcome; a limit the host detected wins over what the guest threw. */
   private failure(context: QuickJSContext, errorHandle: QuickJSHandle, compiling: boolean): RunOutcome {
     if (this.fatal !== undefined) return { ok: false, error: this.fatal, retire: true };
     let thrown: unknown;
     try {
       thrown = context.dump(errorHandle);
     } catch {
+      // Dumping needs memory too; it fails when the heap is exhausted.
       thrown = { name: 'InternalError', message: 'out of memory' };
     }
-    const info = typeof thrown === 'object' && thrown !== null ? (thrown as { name?: unknown; message?: unknown; stack?: unknown }) : {};
-    const message = typeof info.message === 'string' ? info.message : '';
-    const where = (): string => {
-      const frames = cleanStack(typeof info.stack === 'string' ? info.stack : '', this.run.filename).slice(0, 4);
-      return frames.length > 0 ? `\n${frames.join('\n')}` : '';
-    };
-    if (info.name === 'InternalError' && message === 'interrupted') {
-      return {
-        ok: false,
-        error: limitError(this.limits, 'timeoutMs', 'The script ran out of time', `Do less work in one run (read pages of rows with readRows(path, { offset, limit })), or use query_sql for filtering and grouping.${where()}`).toJSON(),
-        retire: true,
-      };
-    }
-    if (info.name === 'InternalError' && message === 'out of memory') {
-      return {
-        ok: false,
-        error: limitError(this.limits, 'memoryBytes', 'The script ran out of memory', `Keep less in memory at once: read big files in pages with readRows(path, { offset, limit }) and write results as you go.${where()}`).toJSON(),
-        retire: true,
-      };
-    }
-    if (info.name === 'InternalError' && message === 'stack overflow') {
-      return {
-        ok: false,
-        error: limitError(this.limits, 'stackBytes', 'Stack overflow (recursion too deep)', `Rewrite the recursion as a loop.${where()}`).toJSON(),
-        retire: true,
-      };
-    }
-    return { ok: false, error: describeThrown(thrown, { filename: this.run.filename, source: this.run.source, compiling }), retire: false };
+    return failureOutcome(thrown, { filename: this.run.filename, source: this.run.source, compiling, limits: this.limits });
   }
 
   /** The one raw host function; the prelude wraps it into readText, writeJson, console.log, ... */

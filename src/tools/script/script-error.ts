@@ -1,5 +1,7 @@
 import { errorCodes, type ErrorCode, type SerializedError } from '../../errors.js';
 import { apiGlobals, preludeFilename } from './guest-prelude.js';
+import type { RunOutcome } from './protocol.js';
+import { limitError, type LimitName, type ScriptLimits } from './script-limits.js';
 import { wrapperHeader } from './script-source.js';
 
 /** An exception as `context.dump` gives it: usually an Error-like object. */
@@ -43,6 +45,41 @@ export interface DescribeOptions {
   source: string;
   /** The error happened while compiling (a syntax error), not while running. */
   compiling: boolean;
+}
+
+/** QuickJS's own uncatchable or resource errors, and the limit each one means. */
+const runtimeLimits: Record<string, { limit: LimitName; what: string; advice: string }> = {
+  interrupted: {
+    limit: 'timeoutMs',
+    what: 'The script ran out of time',
+    advice: 'Do less work in one run (read pages of rows with readRows(path, { offset, limit })), or use query_sql for filtering and grouping.',
+  },
+  'out of memory': {
+    limit: 'memoryBytes',
+    what: 'The script ran out of memory',
+    advice: 'Keep less in memory at once: read big files in pages with readRows(path, { offset, limit }) and write results as you go.',
+  },
+  'stack overflow': {
+    limit: 'stackBytes',
+    what: 'Stack overflow (recursion too deep)',
+    advice: 'Rewrite the recursion as a loop.',
+  },
+};
+
+/**
+ * How a run that threw ends: a QuickJS resource error becomes the limit it
+ * means (and the worker is retired), anything else the script's own error.
+ */
+export function failureOutcome(thrown: unknown, options: DescribeOptions & { limits: ScriptLimits }): RunOutcome {
+  const info = typeof thrown === 'object' && thrown !== null ? (thrown as ThrownValue) : {};
+  const message = typeof info.message === 'string' ? info.message : '';
+  const limit = info.name === 'InternalError' && Object.hasOwn(runtimeLimits, message) ? runtimeLimits[message] : undefined;
+  if (limit !== undefined) {
+    const frames = cleanStack(typeof info.stack === 'string' ? info.stack : '', options.filename).slice(0, 4);
+    const where = frames.length > 0 ? `\n${frames.join('\n')}` : '';
+    return { ok: false, error: limitError(options.limits, limit.limit, limit.what, `${limit.advice}${where}`).toJSON(), retire: true };
+  }
+  return { ok: false, error: describeThrown(thrown, options), retire: false };
 }
 
 /** A guest exception as a coded error the model can act on: message, the script's own stack, a hint. */
