@@ -117,8 +117,8 @@ export function toCallToolResult(result: ExecuteResult): CallToolResult {
   return mcp;
 }
 
-/** An approval channel through MCP elicitation, when the connected client declared support for it. */
+/** An approval channel through MCP elicitation, when the connected client declared form elicitation (`elicitation: {}` counts). */
 function approvalThroughElicitation(server: Server, options: ElicitationApproverOptions): { approve?: ApprovalHandler } {
-  if (server.getClientCapabilities()?.elicitation === undefined) return {};
+  if (server.getClientCapabilities()?.elicitation?.form === undefined) return {};
   return { approve: elicitationApprover(server, options) };
 }

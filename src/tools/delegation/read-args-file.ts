@@ -2,7 +2,7 @@ import { SpillwayError } from '../../errors.js';
 import type { ConversationSandbox } from '../../sandbox/index.js';
 import { metadataSuffix } from '../../sandbox/layout.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
-import { formatBytes } from '../../util/format.js';
+import { formatBytes, formatCount } from '../../util/format.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
 import { isJsonObject, setMember } from './deep-merge.js';
 
@@ -30,7 +30,7 @@ export async function readArgsFile(sandbox: ConversationSandbox, argsPath: strin
       const bytes = Number(error.details?.bytes);
       throw new SpillwayError(
         'RESULT_TOO_LARGE',
-        `The args file ${argsPath} is ${formatBytes(bytes)}; an args file may be at most ${formatBytes(maxBytes)} (args.maxBytes). ` +
+        `The args file ${argsPath} is ${formatCount(bytes)} bytes; an args file may be at most ${formatCount(maxBytes)} bytes (${formatBytes(maxBytes)}, args.maxBytes). ` +
           'Send less: have run_script write only the fields the target needs, or split the work into several calls.',
         { ...error.details, argsPath },
       );
