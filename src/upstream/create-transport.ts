@@ -1,8 +1,9 @@
 import type { Stream } from 'node:stream';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamConfig } from '../config/types.js';
+import { StdioTransport } from './stdio-transport.js';
 
 export interface CreatedTransport {
   transport: Transport;
@@ -14,20 +15,20 @@ export interface CreatedTransport {
 }
 
 /**
- * The SDK client transport for one upstream entry: a child process spoken to
- * over stdio, or a Streamable HTTP endpoint. A stdio child gets the SDK's safe
+ * The client transport for one upstream entry: a child process spoken to over
+ * stdio (spillway's own line transport, see stdio-transport.ts), or the SDK's
+ * Streamable HTTP transport. A stdio child gets the SDK's safe
  * default environment plus the entry's `env` (never spillway's whole
  * environment, which may hold secrets meant for other upstreams).
  */
 export function createTransport(entry: UpstreamConfig, maxMessageBytes: number): CreatedTransport {
   if ('command' in entry) {
-    const transport = new StdioClientTransport({
+    const transport = new StdioTransport({
       command: entry.command,
       args: entry.args ?? [],
       env: { ...getDefaultEnvironment(), ...(entry.env ?? {}) },
       ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
-      stderr: 'pipe',
-      maxBufferSize: maxMessageBytes,
+      maxMessageBytes,
     });
     return { transport, kind: 'stdio', stderr: transport.stderr, pid: () => transport.pid };
   }

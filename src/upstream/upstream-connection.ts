@@ -77,6 +77,8 @@ export class UpstreamConnection {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private attempt: Promise<boolean> | undefined;
+  /** The last transport-level error (an oversized message, a stray stdout line), quoted when the connection then drops. */
+  private transportError: string | undefined;
 
   constructor(options: UpstreamConnectionOptions) {
     this.name = options.name;
@@ -128,6 +130,7 @@ export class UpstreamConnection {
   async callTool(tool: string, args: Record<string, unknown>, options: UpstreamCallOptions = {}): Promise<CallToolResult> {
     const client = this.client;
     if (client === undefined || this.state !== 'connected') throw this.unavailable(tool);
+    this.transportError = undefined;
     try {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, {
         timeout: this.timeoutMs,
@@ -172,11 +175,16 @@ export class UpstreamConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       void this.refreshTools(client);
     });
-    client.onerror = (error) => this.logger.debug({ err: error }, 'upstream transport error');
+    client.onerror = (error) => {
+      this.transportError = error.message;
+      this.logger.debug({ err: error.message }, 'upstream transport error');
+    };
     client.onclose = () => this.lost(client);
     try {
-      await client.connect(created.transport, { timeout: this.timeoutMs });
-      const tools = await listAllTools(client, this.timeoutMs);
+      // A short per-call timeout must not make a slow-starting server unreachable.
+      const connectTimeoutMs = Math.max(this.timeoutMs, this.settings.timeoutMs);
+      await client.connect(created.transport, { timeout: connectTimeoutMs });
+      const tools = await listAllTools(client, connectTimeoutMs);
       if (this.closed) {
         await client.close().catch(() => undefined);
         return false;
@@ -279,7 +287,9 @@ export class UpstreamConnection {
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       return new SpillwayError(
         'UPSTREAM_UNAVAILABLE',
-        this.withStderr(`The upstream MCP server "${this.name}" closed the connection during ${tool} (it may have crashed); spillway is reconnecting. The call may or may not have taken effect.`),
+        this.withStderr(
+          `The upstream MCP server "${this.name}" closed the connection during ${tool} (${this.transportError ?? 'it may have crashed'}); spillway is reconnecting. The call may or may not have taken effect.`,
+        ),
         details,
       );
     }
