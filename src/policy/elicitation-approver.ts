@@ -36,7 +36,7 @@ export function elicitationApprover(server: Server, options: ElicitationApprover
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new SpillwayError(
           'APPROVAL_DECLINED',
-          `The call to ${request.tool} needs the user's approval, and the client did not answer the approval request within ${Math.round(options.timeoutMs / 1000)} s; it was not run. Ask the user to approve it when asked, then call again.`,
+          `The call to ${request.tool} needs the user's approval, and the client did not answer the approval request within ${options.timeoutMs / 1000} s (policy.approvalTimeoutMs); it was not run. Ask the user to approve it when asked, then call again.`,
           { tool: request.tool, reason: 'timeout', timeoutMs: options.timeoutMs },
         );
       }
