@@ -202,6 +202,8 @@ export class UpstreamConnection {
     } catch (error) {
       client.onclose = undefined;
       await client.close().catch(() => undefined);
+      // Let the child's last stderr lines (usually the reason it died) arrive before quoting them.
+      await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return false;
       this.failures += 1;
       this.backoffLevel += 1;
