@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, UpstreamConfig } from '../config/types.js';
 import { SpillwayError } from '../errors.js';
@@ -143,6 +144,16 @@ export class UpstreamConnection {
       }
       return result as CallToolResult;
     } catch (error) {
+      if (this.created?.kind === 'http' && isConnectionFailure(error)) {
+        // An HTTP upstream has no process to watch: a refused request or a lost session is how its death shows.
+        this.transportError = error instanceof Error ? error.message : String(error);
+        void client.close();
+        throw new SpillwayError(
+          'UPSTREAM_UNAVAILABLE',
+          `The upstream MCP server "${this.name}" could not be reached for ${tool} (${this.transportError}); spillway is reconnecting. Try again in a moment, or check list_upstreams.`,
+          { upstream: this.name, tool },
+        );
+      }
       throw this.translate(error, tool);
     }
   }
@@ -222,7 +233,7 @@ export class UpstreamConnection {
     // A server that dies right after each start must not be restarted at the minimum delay forever.
     this.backoffLevel = lived >= this.settings.reconnectMaxMs ? 1 : this.backoffLevel + 1;
     this.failures += 1;
-    this.lastError = this.withStderr('the connection closed (the server exited or hung up)');
+    this.lastError = this.withStderr(`the connection closed (${this.transportError ?? 'the server exited or hung up'})`);
     this.logger.error({ failures: this.failures }, 'upstream connection lost');
     this.scheduleReconnect();
   }
@@ -309,6 +320,13 @@ export class UpstreamConnection {
     if (tail.length === 0) return message;
     return `${message}\n--- last stderr of ${this.name} ---\n${tail.slice(-stderrInErrorChars)}`;
   }
+}
+
+/** Network-level failures of a Streamable HTTP upstream (refused, reset, session gone): reconnect rather than report a tool error. */
+function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 502 || error.code === 503;
+  if (error instanceof TypeError) return true; // fetch failed: ECONNREFUSED, ECONNRESET, DNS
+  return false;
 }
 
 async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {

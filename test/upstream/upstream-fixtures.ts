@@ -33,8 +33,8 @@ export async function waitFor<T>(check: () => T | undefined | false | Promise<T 
   }
 }
 
-/** A Streamable HTTP MCP server (stateless) with one `echo` tool; records the headers of every request. */
-export async function httpUpstream(): Promise<{ url: string; headers: IncomingHttpHeaders[]; close(): Promise<void> }> {
+/** A Streamable HTTP MCP server (stateless) with one `echo` tool on `port` (0: any free port); records the headers of every request. */
+export async function httpUpstream(port = 0): Promise<{ url: string; headers: IncomingHttpHeaders[]; close(): Promise<void> }> {
   const headers: IncomingHttpHeaders[] = [];
   const server = createServer((request, response) => {
     headers.push(request.headers);
@@ -50,10 +50,10 @@ export async function httpUpstream(): Promise<{ url: string; headers: IncomingHt
     });
     void mcp.connect(transport).then(() => transport.handleRequest(request, response));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${bound}/mcp`,
     headers,
     close: () =>
       new Promise<void>((resolve) => {

@@ -152,3 +152,18 @@ test('closing the host stops the upstream children', async (t) => {
   assert.deepEqual((await readdir(recordDir)).sort(), ['starts.log']);
   assert.equal(manager.reports()[0]?.state, 'closed');
 });
+
+test('a Streamable HTTP upstream that goes away is reported and reconnected when it is back', async (t) => {
+  const first = await httpUpstream();
+  const port = Number(new URL(first.url).port);
+  const { manager, call } = await hostWithUpstreams(t, () => ({ web: { url: first.url } }));
+  assert.equal((await call('web__echo', { text: 'one' })).text, 'echo: one');
+  await first.close();
+  const down = await call('web__echo', { text: 'two' });
+  assert.equal(down.error?.code, 'UPSTREAM_UNAVAILABLE');
+  await waitFor(() => manager.reports()[0]?.state === 'reconnecting', 'the upstream to be marked down');
+  const second = await httpUpstream(port);
+  t.after(() => second.close());
+  await waitFor(() => manager.reports()[0]?.state === 'connected', 'the reconnect');
+  assert.equal((await call('web__echo', { text: 'three' })).text, 'echo: three');
+});
