@@ -78,6 +78,8 @@ export class UpstreamConnection {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private attempt: Promise<boolean> | undefined;
+  /** The client of an attempt in progress, so close() can abort a connect that hangs. */
+  private connecting: Client | undefined;
   /** The last transport-level error (an oversized message, a stray stdout line), quoted when the connection then drops. */
   private transportError: string | undefined;
 
@@ -164,6 +166,7 @@ export class UpstreamConnection {
     this.state = 'closed';
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    await this.connecting?.close().catch(() => undefined);
     await this.attempt?.catch(() => undefined);
     const client = this.client;
     this.client = undefined;
@@ -173,6 +176,7 @@ export class UpstreamConnection {
   private connect(): Promise<boolean> {
     this.attempt ??= this.tryConnect().finally(() => {
       this.attempt = undefined;
+      this.connecting = undefined;
     });
     return this.attempt;
   }
@@ -191,6 +195,7 @@ export class UpstreamConnection {
       this.logger.debug({ err: error.message }, 'upstream transport error');
     };
     client.onclose = () => this.lost(client);
+    this.connecting = client;
     try {
       // A short per-call timeout must not make a slow-starting server unreachable.
       const connectTimeoutMs = Math.max(this.timeoutMs, this.settings.timeoutMs);

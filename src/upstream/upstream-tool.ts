@@ -34,10 +34,8 @@ export function upstreamToolDefinition(connection: UpstreamConnection, tool: Too
 
 function describe(upstream: string, tool: Tool): string {
   const own = (tool.description ?? tool.title ?? '').trim();
-  const note =
-    `[Tool ${tool.name} of the upstream MCP server "${upstream}".] ` +
-    'It cannot read sandbox files: to send text or rows you already have in a file (a spill, an args file), do not retype them; ' +
-    `write the arguments to args/NAME.json (write_file, or run_script to reshape a spill) and call call_with_args_file with tool "${exposedToolName(upstream, tool.name)}".`;
+  // Kept short: it is repeated for every upstream tool in every tools/list.
+  const note = `[Upstream "${upstream}", tool ${tool.name}. It cannot read sandbox files: to send text or rows you already hold in files, use call_with_args_file instead of retyping them.]`;
   return own.length > 0 ? `${own}\n\n${note}` : note;
 }
 

@@ -3,6 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startUpstreams } from '../../src/upstream/start-upstreams.js';
+import { UpstreamManager } from '../../src/upstream/upstream-manager.js';
 import { tempHost, type TempHost } from '../helpers/temp-host.js';
 import { httpUpstream, recordingEntry, waitFor } from './upstream-fixtures.js';
 
@@ -166,4 +167,27 @@ test('a Streamable HTTP upstream that goes away is reported and reconnected when
   t.after(() => second.close());
   await waitFor(() => manager.reports()[0]?.state === 'connected', 'the reconnect');
   assert.equal((await call('web__echo', { text: 'three' })).text, 'echo: three');
+});
+
+test('closing while an upstream hangs in its handshake stops it without waiting for the connect timeout', async (t) => {
+  const env = await tempHost({ upstreams: { mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } }, upstream: { timeoutMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 200 } });
+  t.after(() => env.cleanup());
+  const manager = new UpstreamManager({ host: env.host, config: env.config, logger: env.host.logger });
+  const started = manager.start();
+  await waitFor(() => manager.get('mute')?.status().state === 'connecting', 'the attempt');
+  const outcome = await Promise.race([manager.close().then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 30_000, 'still waiting')).then((value) => value)]);
+  assert.equal(outcome, 'closed', 'close() must abort the hanging handshake (the connect timeout is 10 minutes)');
+  await started;
+  assert.equal(manager.reports()[0]?.state, 'closed');
+});
+
+test('an upstream tool whose name is already taken is not offered, and the local tool is kept', async (t) => {
+  const env = await tempHost({ upstreams: {}, policy: { rules: { '*': 'allow' } } });
+  t.after(() => env.cleanup());
+  env.host.registerTool({ name: 'rec__record', description: 'local', inputSchema: { type: 'object' }, handler: () => ({ value: 'local ran' }) });
+  env.host.updateConfig({ ...env.config, upstreams: { rec: recordingEntry(path.join(env.dir, 'received')) as TempHost['config']['upstreams'][string] } });
+  const manager = await startUpstreams(env.host);
+  assert.equal(env.host.getTool('rec__record')?.description, 'local');
+  assert.ok(!manager.reports()[0]?.offered.includes('rec__record'));
+  assert.ok(manager.reports()[0]?.offered.includes('rec__fail'));
 });
