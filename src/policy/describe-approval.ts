@@ -4,6 +4,7 @@ import { formatBytes } from '../util/format.js';
 const maxInlineValueChars = 300;
 const maxDepth = 4;
 const maxItemsShown = 10;
+const maxKeysShown = 40;
 
 /**
  * The approval prompt: the target tool and what will actually be sent. Long
@@ -58,8 +59,17 @@ export function summarize(value: unknown, options: SummarizeOptions = { sources:
     return shown;
   }
   if (typeof value === 'object' && value !== null) {
-    if (depth >= maxDepth) return `{object with ${Object.keys(value).length} keys, ${formatBytes(sizeOf(value))}${fromNote(options.sources, pointer)}}`;
-    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, summarize(member, options, `${pointer}/${escapePointer(key)}`, depth + 1)]));
+    const entries = Object.entries(value);
+    if (depth >= maxDepth) return `{object with ${entries.length} keys, ${formatBytes(sizeOf(value))}${fromNote(options.sources, pointer)}}`;
+    const shown: Record<string, unknown> = {};
+    for (const [key, member] of entries.slice(0, maxKeysShown)) {
+      Object.defineProperty(shown, key, { value: summarize(member, options, `${pointer}/${escapePointer(key)}`, depth + 1), enumerable: true, writable: true, configurable: true });
+    }
+    if (entries.length > maxKeysShown) {
+      const rest = Object.fromEntries(entries.slice(maxKeysShown));
+      shown['…'] = `${entries.length - maxKeysShown} more keys (${formatBytes(sizeOf(rest))})`;
+    }
+    return shown;
   }
   return value;
 }

@@ -82,6 +82,7 @@ export class UpstreamConnection {
   private connecting: Client | undefined;
   /** The last transport-level error (an oversized message, a stray stdout line), quoted when the connection then drops. */
   private transportError: string | undefined;
+  private refreshing: Promise<void> = Promise.resolve();
 
   constructor(options: UpstreamConnectionOptions) {
     this.name = options.name;
@@ -188,7 +189,8 @@ export class UpstreamConnection {
     this.stderr.attach(created.stderr);
     const client = new Client({ name: 'spillway', version: '0.1.0' }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      void this.refreshTools(client);
+      // One refresh at a time, so a burst of notifications cannot apply an older list last.
+      this.refreshing = this.refreshing.then(() => this.refreshTools(client));
     });
     client.onerror = (error) => {
       this.transportError = error.message;

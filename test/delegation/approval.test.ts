@@ -96,3 +96,10 @@ test('the approval prompt shows every argument name, short values as sent, and l
   assert.match(prompt, /"note": "short note"/);
   assert.ok(!prompt.includes('y'.repeat(200)));
 });
+
+test('the approval prompt stays bounded for objects with many keys', () => {
+  const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, index) => [`key_${index}`, index]));
+  const prompt = describeApproval({ tool: 'gh__bulk', conversationId: 'c1', arguments: { wide } });
+  assert.match(prompt, /"…": "4960 more keys \(/);
+  assert.ok(prompt.length < 5000, `the prompt is ${prompt.length} characters`);
+});
