@@ -226,7 +226,7 @@ export class UpstreamConnection {
       this.failures += 1;
       this.backoffLevel += 1;
       this.lastError = this.withStderr(`could not connect: ${(error as Error).message}`);
-      this.logger.error({ err: (error as Error).message, failures: this.failures }, 'upstream failed to start');
+      this.logger.warn({ err: (error as Error).message, failures: this.failures }, 'upstream connection attempt failed');
       this.scheduleReconnect();
       return false;
     }

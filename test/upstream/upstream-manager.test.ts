@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { startHttpFront } from '../../src/mcp/http-server.js';
 import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { UpstreamManager } from '../../src/upstream/upstream-manager.js';
 import { tempHost, type TempHost } from '../helpers/temp-host.js';
@@ -190,4 +191,14 @@ test('an upstream tool whose name is already taken is not offered, and the local
   assert.equal(env.host.getTool('rec__record')?.description, 'local');
   assert.ok(!manager.reports()[0]?.offered.includes('rec__record'));
   assert.ok(manager.reports()[0]?.offered.includes('rec__fail'));
+});
+
+test('GET /healthz on the HTTP front reports each upstream', async (t) => {
+  const { env } = await hostWithUpstreams(t, (dir) => ({ rec: recordingEntry(dir), broken: { command: path.join(dir, 'no-such-program') } }));
+  const front = await startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
+  t.after(() => front.close());
+  const health = (await (await fetch(front.url.replace('/mcp', '/healthz'))).json()) as { upstreams: Record<string, { state: string; tools: number }> };
+  assert.equal(health.upstreams.rec?.state, 'connected');
+  assert.equal(health.upstreams.rec?.tools, 6);
+  assert.equal(health.upstreams.broken?.state, 'reconnecting');
 });
