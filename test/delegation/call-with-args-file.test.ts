@@ -245,6 +245,7 @@ test('bad input: broken references name the file, the pointer and where they sit
     [{ body: { $file: 'results/0004-image.png' } }, 'FILE_REF_INVALID', /binary file/],
     [{ labels: [{ $file: 'results/0002-text.txt', note: 'x' }] }, 'FILE_REF_INVALID', /overrides\.labels\[0\] has members other than/],
     [{ body: { $pointer: '/0' } }, 'FILE_REF_INVALID', /needs "\$file"/],
+    [{ $file: 'results/0001-issue.json' }, 'FILE_REF_INVALID', /overrides itself cannot be a file reference/],
   ];
   for (const [overrides, code, message] of cases) {
     const result = await env.call({ tool: 'sink', argsPath: 'args/a.json', overrides });

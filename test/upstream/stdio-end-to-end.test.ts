@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { trickyBody } from '../delegation/delegation-env.js';
 import { filesystemServerBin, hasFilesystemServer, recordingEntry, spillwayBin, waitFor } from './upstream-fixtures.js';
 
@@ -229,4 +229,17 @@ test('a client without elicitation support gets a refusal it can relay; allowed 
   const listed = await session.call('list_upstreams', {});
   assert.match(textOf(listed), /"name":"rec"/);
   assert.match(textOf(listed), /"state":"connected"/);
+});
+
+test('an upstream tools/list_changed reaches the MCP client as spillway\'s own tools/list_changed', async () => {
+  const session = await approvingSession();
+  let notified = 0;
+  session.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    notified += 1;
+  });
+  const added = await session.call('rec__add_tool', { name: 'late_tool' });
+  assert.equal(added.isError, false, textOf(added));
+  await waitFor(() => notified > 0, 'tools/list_changed at the client');
+  const { tools } = await session.client.listTools();
+  assert.ok(tools.some((tool) => tool.name === 'rec__late_tool'));
 });

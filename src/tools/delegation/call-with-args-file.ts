@@ -63,6 +63,13 @@ export const callWithArgsFileTool: ToolDefinition = {
     const maxBytes = context.config.args.maxBytes;
     const file = await readArgsFile(context.sandbox, argsPath, maxBytes);
     const overrides = normalizeOverrides(args.overrides);
+    if (overrides !== undefined && (Object.hasOwn(overrides, '$file') || Object.hasOwn(overrides, '$pointer'))) {
+      throw new SpillwayError(
+        'FILE_REF_INVALID',
+        'overrides itself cannot be a file reference. Name that file as argsPath, or put the reference under an argument name: {"body": {"$file": "…"}}.',
+        { at: '' },
+      );
+    }
     const sources: ArgumentSource[] = [{ pointer: '', from: file.path }];
     let expanded = file.value;
     if (overrides !== undefined) {
