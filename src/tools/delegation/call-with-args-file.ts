@@ -1,17 +1,11 @@
 import { SpillwayError } from '../../errors.js';
-import type { ArgumentSource, ToolDefinition } from '../../host/tool.js';
+import type { ToolDefinition } from '../../host/tool.js';
 import { closeNames } from '../../util/close-names.js';
-import { formatBytes } from '../../util/format.js';
-import { isJsonObject, mergeOverrides, setMember } from './deep-merge.js';
-import { asFileReference, FileReferenceResolver } from './file-references.js';
-import { formatJsonPointer } from './json-pointer.js';
+import { expandArguments } from './expand-arguments.js';
 import { normalizeOverrides } from './normalize-overrides.js';
 import { readArgsFile } from './read-args-file.js';
 
 export const callWithArgsFileName = 'call_with_args_file';
-
-/** The source label for values the model wrote itself in `overrides`. */
-export const overridesSource = 'overrides';
 
 /**
  * `call_with_args_file`: runs another tool with arguments read from a sandbox
@@ -62,67 +56,14 @@ export const callWithArgsFileTool: ToolDefinition = {
 
     const maxBytes = context.config.args.maxBytes;
     const file = await readArgsFile(context.sandbox, argsPath, maxBytes);
-    const overrides = normalizeOverrides(args.overrides);
-    if (overrides !== undefined && (Object.hasOwn(overrides, '$file') || Object.hasOwn(overrides, '$pointer'))) {
-      throw new SpillwayError(
-        'FILE_REF_INVALID',
-        'overrides itself cannot be a file reference. Name that file as argsPath, or put the reference under an argument name: {"body": {"$file": "…"}}.',
-        { at: '' },
-      );
-    }
-    const sources: ArgumentSource[] = [{ pointer: '', from: file.path }];
-    let expanded = file.value;
-    if (overrides !== undefined) {
-      const resolver = new FileReferenceResolver(context.sandbox, maxBytes);
-      const expand = async (value: unknown, where: readonly string[]): Promise<unknown> => {
-        const reference = asFileReference(value, where);
-        if (reference !== undefined) {
-          const resolved = await resolver.resolve(reference, where);
-          sources.push({ pointer: formatJsonPointer(where), from: reference.pointer === undefined ? reference.file : `${reference.file}#${reference.pointer}` });
-          return resolved;
-        }
-        if (Array.isArray(value)) {
-          const items: unknown[] = [];
-          for (const [index, item] of value.entries()) items.push(await expand(item, [...where, String(index)]));
-          return items;
-        }
-        if (isJsonObject(value)) {
-          const object: Record<string, unknown> = {};
-          for (const [key, member] of Object.entries(value)) setMember(object, key, await expand(member, [...where, key]));
-          return object;
-        }
-        return value;
-      };
-      expanded = await mergeOverrides(file.value, overrides, {
-        isLeaf: (value) => isJsonObject(value) && (Object.hasOwn(value, '$file') || Object.hasOwn(value, '$pointer')),
-        place: (value, where) => {
-          if (asFileReference(value, where) === undefined) sources.push({ pointer: formatJsonPointer(where), from: overridesSource });
-          return expand(value, where);
-        },
-      });
-    }
-
-    assertExpandedSize(expanded, maxBytes, sources);
+    const { value: expanded, sources } = await expandArguments({
+      sandbox: context.sandbox,
+      base: file.value,
+      argsPath: file.path,
+      overrides: normalizeOverrides(args.overrides),
+      maxBytes,
+    });
     context.logger.debug({ target, argsPath: file.path, argsBytes: file.bytes, references: sources.length - 1 }, 'delegating call expanded');
     return await context.invoke(target, expanded, { argsPath: file.path, sources });
   },
 };
-
-function assertExpandedSize(expanded: Record<string, unknown>, maxBytes: number, sources: readonly ArgumentSource[]): void {
-  const bytes = Buffer.byteLength(JSON.stringify(expanded));
-  if (bytes <= maxBytes) return;
-  const largest = Object.entries(expanded)
-    .map(([key, value]) => ({ key, bytes: Buffer.byteLength(JSON.stringify(value) ?? '') }))
-    .sort((a, b) => b.bytes - a.bytes)
-    .slice(0, 5)
-    .map((part) => {
-      const pointer = formatJsonPointer([part.key]);
-      const from = [...sources].reverse().find((source) => pointer === source.pointer || pointer.startsWith(`${source.pointer}/`) || source.pointer.startsWith(`${pointer}/`))?.from;
-      return `${part.key}: ${formatBytes(part.bytes)}${from === undefined ? '' : ` (from ${from})`}`;
-    });
-  throw new SpillwayError(
-    'RESULT_TOO_LARGE',
-    `The expanded arguments are ${formatBytes(bytes)}; at most ${formatBytes(maxBytes)} (args.maxBytes) may be sent. Largest: ${largest.join('; ')}. Send less: pick single values with "$pointer", or have run_script write only what the target needs.`,
-    { bytes, maxBytes, largest },
-  );
-}
