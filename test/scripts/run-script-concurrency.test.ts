@@ -43,3 +43,17 @@ test('closing the host stops a running script', async () => {
   const result = await running;
   assert.equal(result.isError, true);
 });
+
+test('a cancelled call stops its script, and the next call works', async (t) => {
+  const env = await tempHost({ script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  t.after(() => env.cleanup());
+  const controller = new AbortController();
+  const running = env.host.execute({ name: 'run_script', arguments: { code: 'console.log("spinning"); while (true) {}' } }, { conversationId: 'c1', signal: controller.signal });
+  // Cancel once the script has visibly started (its first console line is flushed at once).
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  controller.abort();
+  const result = await running;
+  assert.equal(result.isError, true);
+  assert.match(result.text, /cancelled/);
+  assert.equal(scriptResult(await runScript(env.host, 'return "next";')), 'next');
+});
