@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors.js';
+import { cleanupCommand, cleanupUsage } from './commands/cleanup.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
 import { processIo, type CliIo, type CommandHandler } from './output.js';
 
@@ -9,7 +10,10 @@ interface Command {
 }
 
 /** The verbs of `spillway`. Each lives in cli/commands/<verb>.ts. */
-const commands = new Map<string, Command>([['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }]]);
+const commands = new Map<string, Command>([
+  ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
+  ['cleanup', { run: cleanupCommand, usage: cleanupUsage, summary: 'run the retention sweep once (--dry-run lists what would go)' }],
+]);
 
 function usage(): string {
   const lines = ['Usage: spillway <command> [options]', '', 'Commands:'];

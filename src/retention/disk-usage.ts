@@ -1,0 +1,110 @@
+import type { Stats } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { assertConversationId, expiringFolders, isTempName, metadataSuffix } from '../sandbox/index.js';
+import { mapLimit } from './map-limit.js';
+import { listedFile, type ListedFile } from './remove-file.js';
+
+/** A file the quota may evict (never in outputs/), with its sidecar. */
+export interface EvictableFile extends ListedFile {
+  conversationId: string;
+  /** Relative to the conversation folder. */
+  relative: string;
+  /** File plus sidecar. */
+  unitBytes: number;
+  sidecar?: ListedFile;
+}
+
+export interface ConversationUsage {
+  id: string;
+  /** Every file of the conversation, outputs/ included. */
+  bytes: number;
+  /** Oldest first; only filled when asked for. */
+  evictable: EvictableFile[];
+}
+
+export interface SandboxUsage {
+  bytes: number;
+  conversations: Map<string, ConversationUsage>;
+}
+
+/** Temporary files younger than this may belong to a write in progress and are never evicted. */
+const inProgressMs = 60 * 60 * 1000;
+
+/** Lists the conversation folders of a sandbox root (real folders with valid ids; never symlinks). */
+export async function listConversations(root: string): Promise<string[]> {
+  const names = await readdir(root);
+  const found: string[] = [];
+  await mapLimit(names, 16, async (name) => {
+    if (name.startsWith('.')) return;
+    try {
+      assertConversationId(name);
+    } catch {
+      return;
+    }
+    const info = await lstat(path.join(root, name)).catch(() => undefined);
+    if (info?.isDirectory()) found.push(name);
+  });
+  return found.sort();
+}
+
+/**
+ * Measures one conversation: all bytes (outputs/ included, since the quota is
+ * about the disk) and, when `withFiles`, the files the quota may evict,
+ * oldest first. Symlinks count as links and are never followed.
+ */
+export async function measureConversation(root: string, id: string, options: { withFiles: boolean; nowMs: number }): Promise<ConversationUsage> {
+  const usage: ConversationUsage = { id, bytes: 0, evictable: [] };
+  const dir = path.join(root, id);
+  const evictableTop = new Set<string>(expiringFolders);
+
+  const walk = async (absolute: string, relative: string, evictable: boolean): Promise<void> => {
+    const names = await readdir(absolute).catch(() => [] as string[]);
+    const stats = await mapLimit(names, 32, (name) => lstat(path.join(absolute, name)).catch(() => undefined));
+    const files = new Map<string, Stats>();
+    for (let index = 0; index < names.length; index += 1) {
+      const name = names[index] as string;
+      const info = stats[index];
+      if (info === undefined) continue;
+      const childRelative = relative === '' ? name : `${relative}/${name}`;
+      if (info.isDirectory()) {
+        await walk(path.join(absolute, name), childRelative, evictable || (relative === '' && evictableTop.has(name)));
+        continue;
+      }
+      usage.bytes += info.size;
+      if (evictable) files.set(name, info);
+    }
+    if (!options.withFiles) return;
+    for (const [name, info] of files) {
+      if (name.endsWith(metadataSuffix) && files.has(name.slice(0, -metadataSuffix.length))) continue;
+      if (isTempName(name) && options.nowMs - info.mtimeMs < inProgressMs) continue;
+      const sidecar = files.get(`${name}${metadataSuffix}`);
+      const file: EvictableFile = {
+        ...listedFile(path.join(absolute, name), info),
+        conversationId: id,
+        relative: `${relative}/${name}`,
+        unitBytes: info.size + (sidecar?.size ?? 0),
+      };
+      if (sidecar !== undefined) file.sidecar = listedFile(path.join(absolute, `${name}${metadataSuffix}`), sidecar);
+      usage.evictable.push(file);
+    }
+  };
+  await walk(dir, '', false);
+  usage.evictable.sort(oldestFirst);
+  return usage;
+}
+
+/** Measures every conversation of a sandbox root. */
+export async function measureSandbox(root: string, options: { withFiles: boolean; nowMs: number }): Promise<SandboxUsage> {
+  const usage: SandboxUsage = { bytes: 0, conversations: new Map() };
+  for (const id of await listConversations(root)) {
+    const conversation = await measureConversation(root, id, options);
+    usage.bytes += conversation.bytes;
+    usage.conversations.set(id, conversation);
+  }
+  return usage;
+}
+
+export function oldestFirst(a: EvictableFile, b: EvictableFile): number {
+  return a.mtimeMs - b.mtimeMs || a.relative.localeCompare(b.relative);
+}

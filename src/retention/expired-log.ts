@@ -1,0 +1,47 @@
+import { constants } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { expiredLogName, writeFileAtomic } from '../sandbox/index.js';
+
+const appendFlags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+
+/** Past this size the log is rewritten without its oldest entries. */
+const compactAboveBytes = 512 * 1024;
+
+export interface ExpiredEntry {
+  /** Relative to the conversation folder, as the model saw it. */
+  path: string;
+  expiredAt: string;
+}
+
+/**
+ * Records removed files in a conversation's `.expired.jsonl`, so that reading
+ * one later gets PATH_EXPIRED ("expired on …; run the query again") instead of
+ * a bare not-found. The log is opened with O_NOFOLLOW (never through a
+ * symlink) and, once large, keeps only entries younger than `keepMs`.
+ */
+export async function recordExpired(conversationDir: string, entries: readonly ExpiredEntry[], options: { now: Date; keepMs: number }): Promise<void> {
+  if (entries.length === 0) return;
+  const logPath = path.join(conversationDir, expiredLogName);
+  const lines = entries.map((entry) => JSON.stringify(entry)).join('\n') + '\n';
+  const size = await stat(logPath).then((info) => info.size, () => 0);
+  if (size > compactAboveBytes) {
+    const horizon = options.now.getTime() - options.keepMs;
+    const kept = (await readFile(logPath, 'utf8')).split('\n').filter((line) => {
+      try {
+        const entry = JSON.parse(line) as Partial<ExpiredEntry>;
+        return typeof entry.expiredAt === 'string' && Date.parse(entry.expiredAt) >= horizon;
+      } catch {
+        return false;
+      }
+    });
+    await writeFileAtomic(logPath, (kept.length > 0 ? `${kept.join('\n')}\n` : '') + lines, { overwrite: true });
+    return;
+  }
+  const handle = await open(logPath, appendFlags, 0o644);
+  try {
+    await handle.write(lines);
+  } finally {
+    await handle.close();
+  }
+}
