@@ -2,9 +2,9 @@ import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { conversationFolders, expiredLogName } from '../sandbox/index.js';
 import { recordExpired, type ExpiredEntry } from './expired-log.js';
-import { mapLimit } from './map-limit.js';
+import type { Pacer } from './pacer.js';
 import type { ConversationPlan, PlannedFile } from './plan-conversation.js';
-import { removeIfUnchanged } from './remove-file.js';
+import { removeIfUnchanged, type RemoveOutcome } from './remove-file.js';
 import { addTo, emptyTally, type SweepProblem, type Tally } from './sweep-report.js';
 
 /** What removing one conversation's planned files did. */
@@ -23,7 +23,7 @@ export interface ApplyOptions {
   now: Date;
   /** How long "expired on …" answers are kept in .expired.jsonl. */
   expiredLogKeepMs: number;
-  concurrency: number;
+  pacer: Pacer;
 }
 
 /**
@@ -37,29 +37,31 @@ export async function applyPlan(plan: ConversationPlan, options: ApplyOptions): 
   const expired: ExpiredEntry[] = [];
   const expiredAt = options.now.toISOString();
 
-  const removeOne = async (file: PlannedFile): Promise<boolean> => {
-    const result = await removeIfUnchanged(file);
+  const removeOne = (file: PlannedFile): RemoveOutcome['outcome'] => {
+    const result = removeIfUnchanged(file);
     if (result.outcome === 'removed') {
       addTo(applied.deleted, file.size);
       applied.removed.push(file.relative);
       if (file.recorded) expired.push({ path: file.relative, expiredAt });
-      return true;
-    }
-    if (result.outcome === 'failed') {
+    } else if (result.outcome === 'failed') {
       addTo(applied.errors, file.size);
       applied.problems.push({ path: `${plan.id}/${file.relative}`, code: result.code, message: result.message });
     } else {
       addTo(applied.skipped, file.size);
     }
-    return false;
+    return result.outcome;
   };
 
-  await mapLimit(plan.files, options.concurrency, async (file) => {
-    const removed = await removeOne(file);
-    if (file.sidecar === undefined) return;
-    if (removed) await removeOne(file.sidecar);
-    else addTo(applied.skipped, file.sidecar.size);
-  });
+  for (const file of plan.files) {
+    const outcome = removeOne(file);
+    await options.pacer.step();
+    if (file.sidecar === undefined) continue;
+    // The sidecar follows its file: gone (by us or by someone else) means the sidecar goes; kept means kept.
+    if (outcome === 'removed' || outcome === 'vanished') {
+      removeOne(file.sidecar);
+      await options.pacer.step();
+    } else addTo(applied.skipped, file.sidecar.size);
+  }
 
   if (expired.length > 0) {
     try {

@@ -1,8 +1,7 @@
-import type { Stats } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { conversationFolders, expiredLogName, expiringFolders, isTempName, metadataSuffix } from '../sandbox/index.js';
-import { mapLimit } from './map-limit.js';
+import type { Pacer } from './pacer.js';
 import { listedFile, type ListedFile } from './remove-file.js';
 import { addTo, emptyTally, type SweepProblem, type Tally } from './sweep-report.js';
 
@@ -35,7 +34,7 @@ export interface PlanOptions {
   id: string;
   /** Files last modified before this (ms since the epoch) expire. */
   cutoffMs: number;
-  concurrency: number;
+  pacer: Pacer;
 }
 
 type Listed = { name: string; absolute: string; stats: Stats } | { name: string; absolute: string; error: NodeJS.ErrnoException };
@@ -67,7 +66,7 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
   const planFolder = async (absolute: string, relative: string): Promise<{ emptied: boolean; removes: boolean }> => {
     let names: string[];
     try {
-      names = await readdir(absolute);
+      names = readdirSync(absolute);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
       if (code === 'ENOENT') return { emptied: true, removes: false };
@@ -76,14 +75,16 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
       problem(relative, code, `cannot list the folder: ${(error as Error).message}`);
       return { emptied: false, removes: false };
     }
-    const listed: Listed[] = await mapLimit(names, options.concurrency, async (name) => {
+    const listed: Listed[] = [];
+    for (const name of names) {
       const child = path.join(absolute, name);
       try {
-        return { name, absolute: child, stats: await lstat(child) };
+        listed.push({ name, absolute: child, stats: lstatSync(child) });
       } catch (error) {
-        return { name, absolute: child, error: error as NodeJS.ErrnoException };
+        listed.push({ name, absolute: child, error: error as NodeJS.ErrnoException });
       }
-    });
+      await options.pacer.step();
+    }
 
     let emptied = true;
     let removes = false;
@@ -139,7 +140,7 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
   const top = new Map<string, Stats>();
   for (const folder of expiringFolders) {
     const absolute = path.join(dir, folder);
-    const info = await lstat(absolute).catch(() => undefined);
+    const info = lstatOrUndefined(absolute);
     if (info === undefined) continue;
     top.set(folder, info);
     if (info.isDirectory()) {
@@ -151,7 +152,7 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
       problem(folder, info.isSymbolicLink() ? 'SYMLINK_FOLDER' : 'NOT_A_FOLDER', info.isSymbolicLink() ? 'is a symlink; not followed, not swept' : 'is not a folder; not swept');
     }
   }
-  plan.removeConversation = plan.scanned.files === 0 && (await isIdleAndEmpty(dir, top, options.cutoffMs));
+  plan.removeConversation = plan.scanned.files === 0 && isIdleAndEmpty(dir, top, options.cutoffMs);
   return plan;
 }
 
@@ -161,23 +162,38 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
  * period: a sweep that empties a conversation leaves the folder (and the
  * "expired on …" answers) for one more period.
  */
-async function isIdleAndEmpty(dir: string, top: Map<string, Stats>, cutoffMs: number): Promise<boolean> {
-  const names = await readdir(dir).catch(() => undefined);
+function isIdleAndEmpty(dir: string, top: Map<string, Stats>, cutoffMs: number): boolean {
+  const names = readdirOrUndefined(dir);
   if (names === undefined) return false;
   const allowed = new Set<string>([...conversationFolders, expiredLogName]);
   if (names.some((name) => !allowed.has(name))) return false;
-  const self = await lstat(dir).catch(() => undefined);
+  const self = lstatOrUndefined(dir);
   if (self === undefined || self.mtimeMs >= cutoffMs) return false;
   for (const name of names) {
-    const info = top.get(name) ?? (await lstat(path.join(dir, name)).catch(() => undefined));
+    const info = top.get(name) ?? lstatOrUndefined(path.join(dir, name));
     if (info === undefined || info.mtimeMs >= cutoffMs) return false;
     if (name === expiredLogName) {
       if (!info.isFile()) return false;
       continue;
     }
     if (!info.isDirectory()) return false;
-    const inside = await readdir(path.join(dir, name)).catch(() => ['?']);
-    if (inside.length > 0) return false;
+    if ((readdirOrUndefined(path.join(dir, name)) ?? ['?']).length > 0) return false;
   }
   return true;
+}
+
+function lstatOrUndefined(absolute: string): Stats | undefined {
+  try {
+    return lstatSync(absolute);
+  } catch {
+    return undefined;
+  }
+}
+
+function readdirOrUndefined(absolute: string): string[] | undefined {
+  try {
+    return readdirSync(absolute);
+  } catch {
+    return undefined;
+  }
 }

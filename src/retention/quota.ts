@@ -74,7 +74,7 @@ export async function evictFiles(root: string, files: readonly EvictableFile[], 
     const parts: { listed: ListedFile; relative: string }[] = [{ listed: file, relative: file.relative }];
     if (file.sidecar !== undefined) parts.push({ listed: file.sidecar, relative: `${file.relative}${metadataSuffix}` });
     for (const [index, part] of parts.entries()) {
-      const outcome = await removeIfUnchanged(part.listed);
+      const outcome = removeIfUnchanged(part.listed);
       if (outcome.outcome === 'removed') {
         addTo(result.evicted, part.listed.size);
         result.removed.push(`${file.conversationId}/${part.relative}`);
@@ -89,7 +89,7 @@ export async function evictFiles(root: string, files: readonly EvictableFile[], 
         addTo(result.errors, part.listed.size);
         result.problems.push({ path: `${file.conversationId}/${part.relative}`, code: outcome.code, message: outcome.message });
       } else addTo(result.skipped, part.listed.size);
-      if (index === 0) {
+      if (index === 0 && outcome.outcome !== 'vanished') {
         // The data file stayed: keep its sidecar with it.
         if (file.sidecar !== undefined) addTo(result.skipped, file.sidecar.size);
         break;

@@ -1,5 +1,4 @@
-import type { Stats } from 'node:fs';
-import { lstat, unlink } from 'node:fs/promises';
+import { lstatSync, unlinkSync, type Stats } from 'node:fs';
 
 /** The facts about a file when it was listed; it is removed only if it is still that file. */
 export interface ListedFile {
@@ -19,18 +18,18 @@ export function listedFile(absolute: string, stats: Stats): ListedFile {
  * Unlinks a listed file unless it changed since it was listed (another inode,
  * size or modification time: someone rewrote it, so it is no longer old) or
  * is already gone. lstat and unlink never follow a symlink: a link is removed
- * as a link and its target is never touched.
+ * as a link and its target is never touched. Synchronous on purpose (see Pacer).
  */
-export async function removeIfUnchanged(file: ListedFile): Promise<RemoveOutcome> {
+export function removeIfUnchanged(file: ListedFile): RemoveOutcome {
   let now: Stats;
   try {
-    now = await lstat(file.absolute);
+    now = lstatSync(file.absolute);
   } catch (error) {
     return failure(error);
   }
   if (now.isDirectory() || now.ino !== file.ino || now.size !== file.size || now.mtimeMs !== file.mtimeMs) return { outcome: 'changed' };
   try {
-    await unlink(file.absolute);
+    unlinkSync(file.absolute);
   } catch (error) {
     return failure(error);
   }

@@ -5,6 +5,7 @@ import { checkSweepRoot } from './check-sweep-root.js';
 import { listConversations, measureSandbox } from './disk-usage.js';
 import { planConversation, type ConversationPlan } from './plan-conversation.js';
 import { chooseEvictions, evictFiles, hasQuota, type QuotaLimits } from './quota.js';
+import { Pacer } from './pacer.js';
 import { acquireSweepLock } from './sweep-lock.js';
 import { addTo, emptyTally, type SweepProblem, type SweepReport, type Tally } from './sweep-report.js';
 
@@ -22,8 +23,6 @@ export interface SweepOptions {
   quota?: QuotaLimits;
   /** Put every removed (or, dry, removable) path in the report. */
   listPaths?: boolean;
-  /** Parallel file-system calls (default 16). */
-  concurrency?: number;
   /** Called after a conversation is planned and before anything in it is removed (progress; tests race the sweep here). */
   onPlanned?: (plan: ConversationPlan) => void | Promise<void>;
 }
@@ -54,7 +53,7 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
   }
   const clock = options.now ?? (() => new Date());
   const logger = options.logger ?? silentLogger();
-  const concurrency = options.concurrency ?? 16;
+  const pacer = new Pacer();
   const dryRun = options.dryRun === true;
   const root = await checkSweepRoot(options.root);
   const lock = await acquireSweepLock(root, clock);
@@ -96,7 +95,7 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
   try {
     for (const id of await listConversations(root)) {
       report.conversations += 1;
-      const plan = await planConversation({ root, id, cutoffMs, concurrency });
+      const plan = await planConversation({ root, id, cutoffMs, pacer });
       await options.onPlanned?.(plan);
       merge(report.scanned, plan.scanned);
       merge(report.kept, plan.kept);
@@ -121,7 +120,7 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
         }
         continue;
       }
-      const applied = await applyPlan(plan, { now: started, expiredLogKeepMs, concurrency });
+      const applied = await applyPlan(plan, { now: started, expiredLogKeepMs, pacer });
       merge(report.deleted, applied.deleted);
       merge(report.skipped, applied.skipped);
       merge(report.errors, applied.errors);
