@@ -54,18 +54,18 @@ export async function applyPlan(plan: ConversationPlan, options: ApplyOptions): 
 
   for (const file of plan.files) {
     const outcome = removeOne(file);
-    await options.pacer.step();
-    if (file.sidecar === undefined) continue;
-    // The sidecar follows its file: gone (by us or by someone else) means the sidecar goes; kept means kept.
-    if (outcome === 'removed' || outcome === 'vanished') {
-      removeOne(file.sidecar);
-      await options.pacer.step();
-    } else addTo(applied.skipped, file.sidecar.size);
+    if (file.sidecar !== undefined) {
+      // The sidecar follows its file: gone (by us or by someone else) means the sidecar goes; kept means kept.
+      if (outcome === 'removed' || outcome === 'vanished') removeOne(file.sidecar);
+      else addTo(applied.skipped, file.sidecar.size);
+    }
+    const pause = options.pacer.step();
+    if (pause !== undefined) await pause;
   }
 
   if (expired.length > 0) {
     try {
-      await recordExpired(plan.dir, expired, { now: options.now, keepMs: options.expiredLogKeepMs });
+      recordExpired(plan.dir, expired, { now: options.now, keepMs: options.expiredLogKeepMs });
     } catch (error) {
       applied.problems.push({ path: `${plan.id}/${expiredLogName}`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: `could not record expired files: ${(error as Error).message}` });
     }

@@ -1,8 +1,7 @@
-import type { Stats } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { assertConversationId, expiringFolders, isTempName, metadataSuffix } from '../sandbox/index.js';
-import { mapLimit } from './map-limit.js';
+import { Pacer } from './pacer.js';
 import { listedFile, type ListedFile } from './remove-file.js';
 
 /** A file the quota may evict (never in outputs/), with its sidecar. */
@@ -33,18 +32,19 @@ const inProgressMs = 60 * 60 * 1000;
 
 /** Lists the conversation folders of a sandbox root (real folders with valid ids; never symlinks). */
 export async function listConversations(root: string): Promise<string[]> {
-  const names = await readdir(root);
   const found: string[] = [];
-  await mapLimit(names, 16, async (name) => {
-    if (name.startsWith('.')) return;
+  const pacer = new Pacer();
+  for (const name of readdirSync(root)) {
+    if (name.startsWith('.')) continue;
     try {
       assertConversationId(name);
     } catch {
-      return;
+      continue;
     }
-    const info = await lstat(path.join(root, name)).catch(() => undefined);
-    if (info?.isDirectory()) found.push(name);
-  });
+    if (lstatSync(path.join(root, name), { throwIfNoEntry: false })?.isDirectory()) found.push(name);
+    const pause = pacer.step();
+    if (pause !== undefined) await pause;
+  }
   return found.sort();
 }
 
@@ -53,18 +53,29 @@ export async function listConversations(root: string): Promise<string[]> {
  * about the disk) and, when `withFiles`, the files the quota may evict,
  * oldest first. Symlinks count as links and are never followed.
  */
-export async function measureConversation(root: string, id: string, options: { withFiles: boolean; nowMs: number }): Promise<ConversationUsage> {
+export async function measureConversation(root: string, id: string, options: { withFiles: boolean; nowMs: number; pacer?: Pacer }): Promise<ConversationUsage> {
   const usage: ConversationUsage = { id, bytes: 0, evictable: [] };
+  const pacer = options.pacer ?? new Pacer();
   const dir = path.join(root, id);
   const evictableTop = new Set<string>(expiringFolders);
 
   const walk = async (absolute: string, relative: string, evictable: boolean): Promise<void> => {
-    const names = await readdir(absolute).catch(() => [] as string[]);
-    const stats = await mapLimit(names, 32, (name) => lstat(path.join(absolute, name)).catch(() => undefined));
+    let names: string[];
+    try {
+      names = readdirSync(absolute);
+    } catch {
+      return;
+    }
     const files = new Map<string, Stats>();
-    for (let index = 0; index < names.length; index += 1) {
-      const name = names[index] as string;
-      const info = stats[index];
+    for (const name of names) {
+      let info: Stats | undefined;
+      try {
+        info = lstatSync(path.join(absolute, name), { throwIfNoEntry: false });
+      } catch {
+        info = undefined;
+      }
+      const pause = pacer.step();
+      if (pause !== undefined) await pause;
       if (info === undefined) continue;
       const childRelative = relative === '' ? name : `${relative}/${name}`;
       if (info.isDirectory()) {
@@ -97,8 +108,9 @@ export async function measureConversation(root: string, id: string, options: { w
 /** Measures every conversation of a sandbox root. */
 export async function measureSandbox(root: string, options: { withFiles: boolean; nowMs: number }): Promise<SandboxUsage> {
   const usage: SandboxUsage = { bytes: 0, conversations: new Map() };
+  const pacer = new Pacer();
   for (const id of await listConversations(root)) {
-    const conversation = await measureConversation(root, id, options);
+    const conversation = await measureConversation(root, id, { ...options, pacer });
     usage.bytes += conversation.bytes;
     usage.conversations.set(id, conversation);
   }

@@ -1,7 +1,8 @@
-import { constants } from 'node:fs';
-import { open, readFile, stat } from 'node:fs/promises';
+import { closeSync, constants, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { expiredLogName, writeFileAtomic } from '../sandbox/index.js';
+import { renameSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { expiredLogName } from '../sandbox/index.js';
 
 const appendFlags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
 
@@ -19,15 +20,16 @@ export interface ExpiredEntry {
  * one later gets PATH_EXPIRED ("expired on …; run the query again") instead of
  * a bare not-found. The log is opened with O_NOFOLLOW (never through a
  * symlink) and, once large, keeps only entries younger than `keepMs`.
+ * Synchronous, like the rest of the sweep (see Pacer).
  */
-export async function recordExpired(conversationDir: string, entries: readonly ExpiredEntry[], options: { now: Date; keepMs: number }): Promise<void> {
+export function recordExpired(conversationDir: string, entries: readonly ExpiredEntry[], options: { now: Date; keepMs: number }): void {
   if (entries.length === 0) return;
   const logPath = path.join(conversationDir, expiredLogName);
   const lines = entries.map((entry) => JSON.stringify(entry)).join('\n') + '\n';
-  const size = await stat(logPath).then((info) => info.size, () => 0);
+  const size = statSync(logPath, { throwIfNoEntry: false })?.size ?? 0;
   if (size > compactAboveBytes) {
     const horizon = options.now.getTime() - options.keepMs;
-    const kept = (await readFile(logPath, 'utf8')).split('\n').filter((line) => {
+    const kept = readFileSync(logPath, 'utf8').split('\n').filter((line) => {
       try {
         const entry = JSON.parse(line) as Partial<ExpiredEntry>;
         return typeof entry.expiredAt === 'string' && Date.parse(entry.expiredAt) >= horizon;
@@ -35,13 +37,16 @@ export async function recordExpired(conversationDir: string, entries: readonly E
         return false;
       }
     });
-    await writeFileAtomic(logPath, (kept.length > 0 ? `${kept.join('\n')}\n` : '') + lines, { overwrite: true });
+    // Rewritten atomically (a new file renamed over the old, which replaces a symlink rather than following it).
+    const temp = path.join(conversationDir, `.${expiredLogName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    writeFileSync(temp, (kept.length > 0 ? `${kept.join('\n')}\n` : '') + lines, { flag: 'wx' });
+    renameSync(temp, logPath);
     return;
   }
-  const handle = await open(logPath, appendFlags, 0o644);
+  const fd = openSync(logPath, appendFlags, 0o644);
   try {
-    await handle.write(lines);
+    writeSync(fd, lines);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

@@ -79,11 +79,14 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
     for (const name of names) {
       const child = path.join(absolute, name);
       try {
-        listed.push({ name, absolute: child, stats: lstatSync(child) });
+        const stats = lstatSync(child, { throwIfNoEntry: false });
+        // Gone between readdir and lstat: someone else removed it.
+        listed.push(stats === undefined ? { name, absolute: child, error: Object.assign(new Error('vanished'), { code: 'ENOENT' }) } : { name, absolute: child, stats });
       } catch (error) {
         listed.push({ name, absolute: child, error: error as NodeJS.ErrnoException });
       }
-      await options.pacer.step();
+      const pause = options.pacer.step();
+      if (pause !== undefined) await pause;
     }
 
     let emptied = true;
@@ -184,7 +187,7 @@ function isIdleAndEmpty(dir: string, top: Map<string, Stats>, cutoffMs: number):
 
 function lstatOrUndefined(absolute: string): Stats | undefined {
   try {
-    return lstatSync(absolute);
+    return lstatSync(absolute, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }

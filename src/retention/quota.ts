@@ -97,9 +97,11 @@ export async function evictFiles(root: string, files: readonly EvictableFile[], 
     }
   }
   for (const [id, entries] of expired) {
-    await recordExpired(path.join(root, id), entries, { now: options.now, keepMs: options.expiredLogKeepMs }).catch((error: Error) => {
-      result.problems.push({ path: `${id}/.expired.jsonl`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: error.message });
-    });
+    try {
+      recordExpired(path.join(root, id), entries, { now: options.now, keepMs: options.expiredLogKeepMs });
+    } catch (error) {
+      result.problems.push({ path: `${id}/.expired.jsonl`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: (error as Error).message });
+    }
   }
   return result;
 }

@@ -21,12 +21,13 @@ export function listedFile(absolute: string, stats: Stats): ListedFile {
  * as a link and its target is never touched. Synchronous on purpose (see Pacer).
  */
 export function removeIfUnchanged(file: ListedFile): RemoveOutcome {
-  let now: Stats;
+  let now: Stats | undefined;
   try {
-    now = lstatSync(file.absolute);
+    now = lstatSync(file.absolute, { throwIfNoEntry: false });
   } catch (error) {
     return failure(error);
   }
+  if (now === undefined) return { outcome: 'vanished' };
   if (now.isDirectory() || now.ino !== file.ino || now.size !== file.size || now.mtimeMs !== file.mtimeMs) return { outcome: 'changed' };
   try {
     unlinkSync(file.absolute);
