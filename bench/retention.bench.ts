@@ -7,7 +7,9 @@ import path from 'node:path';
 import { sweepSandbox } from '../src/retention/sweep.js';
 
 const conversations = Number(process.env.BENCH_RETENTION_CONVERSATIONS ?? 1000);
-const rounds = Number(process.env.BENCH_RETENTION_ROUNDS ?? 2);
+const rounds = Number(process.env.BENCH_RETENTION_ROUNDS ?? 3);
+/** Where the copies live: the default temp folder, or e.g. /dev/shm to take a busy disk out of the comparison. */
+const workDir = process.env.BENCH_RETENTION_DIR ?? tmpdir();
 const day = 86_400_000;
 
 /** 100 files per conversation: 40 spills + 40 sidecars, 5 each in errors/, args/, scripts/ and outputs/. 60% of non-outputs are 10 days old. */
@@ -51,7 +53,8 @@ function countFiles(root: string): number {
 }
 
 export default async function retentionBench(): Promise<void> {
-  const work = mkdtempSync(path.join(tmpdir(), 'spillway-bench-retention-'));
+  const work = mkdtempSync(path.join(workDir, 'spillway-bench-retention-'));
+  console.log(`work folder: ${work} (BENCH_RETENTION_DIR to change)`);
   try {
     const nowMs = Date.now();
     const template = path.join(work, 'template');

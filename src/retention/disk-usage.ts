@@ -2,6 +2,7 @@ import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { assertConversationId, expiringFolders, isTempName, metadataSuffix } from '../sandbox/index.js';
 import { Pacer } from './pacer.js';
+import { isSidecarOf } from './plan-conversation.js';
 import { listedFile, type ListedFile } from './remove-file.js';
 
 /** A file the quota may evict (never in outputs/), with its sidecar. */
@@ -87,9 +88,9 @@ export async function measureConversation(root: string, id: string, options: { w
     }
     if (!options.withFiles) return;
     for (const [name, info] of files) {
-      if (name.endsWith(metadataSuffix) && files.has(name.slice(0, -metadataSuffix.length))) continue;
+      if (isSidecarOf(name, files)) continue;
       if (isTempName(name) && options.nowMs - info.mtimeMs < inProgressMs) continue;
-      const sidecar = files.get(`${name}${metadataSuffix}`);
+      const sidecar = name.endsWith(metadataSuffix) ? undefined : files.get(`${name}${metadataSuffix}`);
       const file: EvictableFile = {
         ...listedFile(path.join(absolute, name), info),
         conversationId: id,

@@ -116,9 +116,8 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
     }
 
     for (const [name, file] of files) {
-      const isSidecar = name.endsWith(metadataSuffix) && files.has(name.slice(0, -metadataSuffix.length));
-      if (isSidecar) continue; // decided with its data file
-      const sidecarEntry = files.get(`${name}${metadataSuffix}`);
+      if (isSidecarOf(name, files)) continue; // decided with its data file
+      const sidecarEntry = name.endsWith(metadataSuffix) ? undefined : files.get(`${name}${metadataSuffix}`);
       const unit = [file, ...(sidecarEntry === undefined ? [] : [sidecarEntry])];
       for (const part of unit) addTo(plan.scanned, part.stats.size);
       if (file.stats.mtimeMs >= options.cutoffMs) {
@@ -183,6 +182,13 @@ function isIdleAndEmpty(dir: string, top: Map<string, Stats>, cutoffMs: number):
     if ((readdirOrUndefined(path.join(dir, name)) ?? ['?']).length > 0) return false;
   }
   return true;
+}
+
+/** "x.meta.json" is the sidecar of "x" when "x" exists and is not itself a sidecar name. */
+export function isSidecarOf(name: string, files: ReadonlyMap<string, unknown>): boolean {
+  if (!name.endsWith(metadataSuffix)) return false;
+  const base = name.slice(0, -metadataSuffix.length);
+  return !base.endsWith(metadataSuffix) && files.has(base);
 }
 
 function lstatOrUndefined(absolute: string): Stats | undefined {
