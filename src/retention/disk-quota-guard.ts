@@ -50,6 +50,11 @@ export class DiskQuotaGuard {
     return run.catch((error: unknown) => input.logger.warn({ err: error }, 'disk quota check failed; the spill was kept'));
   }
 
+  /** Starts measuring the sandbox now, so the first spill under a quota does not wait for it. */
+  warm(logger: Logger): void {
+    if (this.total === undefined) this.remeasureInBackground(logger);
+  }
+
   /** Forgets the running total (after a sweep changed the sandbox). */
   forget(): void {
     this.total = undefined;
@@ -69,7 +74,10 @@ export class DiskQuotaGuard {
     if (!hasQuota(limits)) return;
     const nowMs = this.now().getTime();
     if (this.total === undefined) {
-      this.adopt(await measureSandbox(this.root, { withFiles: false, nowMs }), nowMs);
+      // The first spill waits for the first measurement (a server starts it early: see warm()).
+      this.remeasureInBackground(input.logger);
+      await this.remeasuring;
+      if (this.total === undefined) return;
     } else {
       let added = 0;
       for (const file of input.written) added += await lstat(file).then((info) => info.size, () => 0);

@@ -2,6 +2,7 @@ import type { Config } from '../config/types.js';
 import type { Host } from '../host/host.js';
 import { diskQuotaGuard } from './disk-quota-guard.js';
 import { dayMs } from './parse-duration.js';
+import { hasQuota } from './quota.js';
 import { sweepSandbox } from './sweep.js';
 import { SweepScheduler } from './sweep-scheduler.js';
 
@@ -40,6 +41,7 @@ export function startRetention(host: Host, options: { now?: () => Date } = {}): 
     },
   });
   scheduler.start();
+  if (hasQuota(host.config.retention)) quota.warm(logger);
   host.setHealthSource('retention', () => ({ ...scheduler.health(), quota: { maxBytes: host.config.retention.maxBytes, maxBytesPerConversation: host.config.retention.maxBytesPerConversation, ...quota.stats() } }));
   let stopped = false;
   const stop = async () => {
