@@ -46,6 +46,8 @@ export function watchConfig(host: Host, options: ConfigWatcherOptions): ConfigWa
     ignoreInitial: true,
     depth: 0,
     ignored: (candidate: string) => candidate !== file && candidate !== path.dirname(file),
+    // A plain save truncates then writes: wait until the size settles, so a half-written file is not read as invalid.
+    awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 25 },
   });
   let timer: NodeJS.Timeout | undefined;
   let closed = false;

@@ -54,7 +54,10 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
     const sandbox = host.sandbox.conversation(conversationId);
     const attachment = describeAttachment(sandbox, absolute, info.size);
     const key = `${conversationId}/${attachment.path}`;
-    if (announced.get(key) === info.size) return;
+    if (announced.get(key) === info.size) {
+      announced.delete(key); // suppress the one duplicate; a later rewrite is news again
+      return;
+    }
     logger.info({ conversationId, path: attachment.path, bytes: info.size }, 'new file in outputs/');
     host.emit('attachment', { conversationId, attachment });
   };

@@ -87,21 +87,20 @@ test('a file the host already announced (a tool\'s own export) is not announced 
   await sandbox.ensure();
   await watcher.ready;
   const { describeAttachment } = await import('../../src/outputs/attachments.js');
-  env.host.registerTool({
-    name: 'export_it',
-    description: 'writes outputs/export.csv',
-    inputSchema: { type: 'object' },
-    handler: async () => {
-      const written = await sandbox.writeFile('outputs/export.csv', 'a\n1\n', { folders: ['outputs'] });
-      return { value: 'ok', attachments: [describeAttachment(sandbox, written.absolute, 4)] };
-    },
-  });
+  // The host announces an export (as execute does for a tool's attachments), then the file lands.
+  const exportPath = path.join(sandbox.folderPath('outputs'), 'export.csv');
+  env.host.emit('attachment', { conversationId: 'c1', attachment: describeAttachment(sandbox, exportPath, 4) });
   const announced: string[] = [];
   env.host.on('attachment', (event) => announced.push(event.attachment.path));
-  await env.host.execute({ name: 'export_it', arguments: {} }, { conversationId: 'c1' });
+  await writeFile(exportPath, 'a\n1\n');
+  // A file written after it is announced (the watcher reports files in the order they settle).
   const sentinel = new Promise<void>((resolve) => env.host.on('attachment', (event) => event.attachment.path === 'outputs/after.txt' && resolve()));
   await new Promise((resolve) => setTimeout(resolve, 300));
   await writeFile(path.join(sandbox.folderPath('outputs'), 'after.txt'), 'x');
   await sentinel;
-  assert.deepEqual(announced, ['outputs/export.csv', 'outputs/after.txt']);
+  assert.deepEqual(announced, ['outputs/after.txt']);
+  // Rewritten with another size, it is announced again.
+  const again = new Promise<void>((resolve) => env.host.on('attachment', (event) => event.attachment.path === 'outputs/export.csv' && resolve()));
+  await writeFile(exportPath, 'a\n1\n2\n');
+  await again;
 });
