@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { renameSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -26,8 +26,11 @@ export function recordExpired(conversationDir: string, entries: readonly Expired
   if (entries.length === 0) return;
   const logPath = path.join(conversationDir, expiredLogName);
   const lines = entries.map((entry) => JSON.stringify(entry)).join('\n') + '\n';
-  const size = statSync(logPath, { throwIfNoEntry: false })?.size ?? 0;
-  if (size > compactAboveBytes) {
+  const info = lstatSync(logPath, { throwIfNoEntry: false });
+  if (info !== undefined && !info.isFile()) {
+    throw Object.assign(new Error(`${logPath} is not a regular file (a symlink?); not written`), { code: 'NOT_A_FILE' });
+  }
+  if ((info?.size ?? 0) > compactAboveBytes) {
     const horizon = options.now.getTime() - options.keepMs;
     const kept = readFileSync(logPath, 'utf8').split('\n').filter((line) => {
       try {

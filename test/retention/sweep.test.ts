@@ -324,3 +324,17 @@ test('a larger sandbox (3,000 files in 60 conversations) is swept completely (10
   assert.equal(report.kept.files, 1_500);
   assert.equal((await readdir(path.join(root, 'c7', 'results'))).length, 25);
 });
+
+test('an expiry log that is a symlink is never written through', async (t) => {
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const nowMs = Date.now();
+  const outside = path.join(path.dirname(root), 'outside.jsonl');
+  await writeFile(outside, 'original\n');
+  await seedFile(root, 'c/results/0001-a.jsonl', 9, nowMs);
+  await symlink(outside, path.join(root, 'c', '.expired.jsonl'));
+  const report = await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs) });
+  assert.equal(report.deleted.files, 1);
+  assert.equal(await readFile(outside, 'utf8'), 'original\n');
+  assert.ok(report.problems.some((problem) => problem.path === 'c/.expired.jsonl'));
+});
