@@ -37,8 +37,6 @@ export interface PlanOptions {
   pacer: Pacer;
 }
 
-type Listed = { name: string; absolute: string; stats: Stats } | { name: string; absolute: string; error: NodeJS.ErrnoException };
-
 /**
  * Decides what goes in one conversation, touching nothing: every file in
  * results/, errors/, args/ and scripts/ (at any depth) last modified before
@@ -75,44 +73,43 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
       problem(relative, code, `cannot list the folder: ${(error as Error).message}`);
       return { emptied: false, removes: false };
     }
-    const listed: Listed[] = [];
-    for (const name of names) {
-      const child = path.join(absolute, name);
-      try {
-        const stats = lstatSync(child, { throwIfNoEntry: false });
-        // Gone between readdir and lstat: someone else removed it.
-        listed.push(stats === undefined ? { name, absolute: child, error: Object.assign(new Error('vanished'), { code: 'ENOENT' }) } : { name, absolute: child, stats });
-      } catch (error) {
-        listed.push({ name, absolute: child, error: error as NodeJS.ErrnoException });
-      }
-      const pause = options.pacer.step();
-      if (pause !== undefined) await pause;
-    }
-
     let emptied = true;
     let removes = false;
     const files = new Map<string, { absolute: string; stats: Stats }>();
-    for (const entry of listed) {
-      const childRelative = `${relative}/${entry.name}`;
-      if ('error' in entry) {
+    const folders: { absolute: string; relative: string; stats: Stats }[] = [];
+    for (const name of names) {
+      // Names from readdir never hold a "/", and `absolute` is already normal: plain concatenation is enough (and cheaper than path.join).
+      const child = `${absolute}${path.sep}${name}`;
+      const childRelative = `${relative}/${name}`;
+      let stats: Stats | undefined;
+      try {
+        stats = lstatSync(child, { throwIfNoEntry: false });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
         addTo(plan.scanned, 0);
-        if (entry.error.code === 'ENOENT') addTo(plan.skipped, 0);
-        else {
-          addTo(plan.errors, 0);
-          problem(childRelative, entry.error.code ?? 'UNKNOWN', entry.error.message);
-          emptied = false;
-        }
-      } else if (entry.stats.isDirectory()) {
-        const inner = await planFolder(entry.absolute, childRelative);
-        removes ||= inner.removes;
-        // An empty folder someone just made may be about to receive a file: only an old one, or one this sweep empties, goes.
-        if (inner.emptied && (inner.removes || entry.stats.mtimeMs < options.cutoffMs)) {
-          plan.folders.push(childRelative);
-          removes = true;
-        } else emptied = false;
-      } else {
-        files.set(entry.name, { absolute: entry.absolute, stats: entry.stats });
+        addTo(plan.errors, 0);
+        problem(childRelative, code, (error as Error).message);
+        emptied = false;
+        continue;
       }
+      const pause = options.pacer.step();
+      if (pause !== undefined) await pause;
+      if (stats === undefined) {
+        // Gone between readdir and lstat: someone else removed it.
+        addTo(plan.scanned, 0);
+        addTo(plan.skipped, 0);
+      } else if (stats.isDirectory()) folders.push({ absolute: child, relative: childRelative, stats });
+      else files.set(name, { absolute: child, stats });
+    }
+
+    for (const folder of folders) {
+      const inner = await planFolder(folder.absolute, folder.relative);
+      removes ||= inner.removes;
+      // An empty folder someone just made may be about to receive a file: only an old one, or one this sweep empties, goes.
+      if (inner.emptied && (inner.removes || folder.stats.mtimeMs < options.cutoffMs)) {
+        plan.folders.push(folder.relative);
+        removes = true;
+      } else emptied = false;
     }
 
     for (const [name, file] of files) {
