@@ -107,6 +107,10 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
     truncated = true;
   }
 
+  if (body.length === 0 && result.binaries.length === 0) {
+    // An empty string is easy to misread as "the call did nothing"; say it.
+    body = `[spillway] ${isError ? 'The tool failed without a message.' : 'The tool returned an empty result.'}`;
+  }
   const references = [spill, ...files].filter((ref): ref is SpillRef => ref !== undefined).map(describeReference);
   if (spillError !== undefined && settings.spill && rendered.chars > settings.thresholdChars) {
     references.push('[spillway] The full result could not be saved to a file, so no path is available; work from the text above.');
