@@ -48,7 +48,7 @@ test('arguments that fail the schema are refused with every violation by JSON pa
   assert.equal(ran, false);
   assert.equal(result.error?.code, 'INVALID_ARGUMENTS');
   const errors = (result.error?.details as { errors: string[] }).errors;
-  for (const expected of [/^\$: missing required property "source"/, /^\$: unknown property "extra"/, /^\$\.format: must be one of "csv", "xlsx"/, /^\$\.sort\[0\]\.column: must be string/, /^\$\.sort\[0\]\.direction: must be one of/, /^\$\.sort\[1\]: missing required property "column"/]) {
+  for (const expected of [/^\$: missing required property "source"/, /^\$: unknown property "extra"; allowed: source, format, sort/, /^\$\.format: must be one of "csv", "xlsx"/, /^\$\.sort\[0\]\.column: must be string/, /^\$\.sort\[0\]\.direction: must be one of/, /^\$\.sort\[1\]: missing required property "column"/]) {
     assert.ok(errors.some((line) => expected.test(line)), `${expected} in ${errors.join(' | ')}`);
     assert.match(result.text, expected.source.startsWith('^') ? new RegExp(expected.source.slice(1)) : expected);
   }
