@@ -55,8 +55,10 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   try {
     const write = async (chunk: string | Buffer) => {
       if (typeof chunk === 'string' && !chunk.isWellFormed()) replacedInvalidUnicode = true;
-      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-      if (!pending.stream.write(chunk)) await onceDrainOrError(pending.stream);
+      // Encode once here: the byte count comes with it, with no second pass over the text.
+      const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      bytes += data.length;
+      if (!pending.stream.write(data)) await onceDrainOrError(pending.stream);
     };
     switch (content.format) {
       case 'jsonl': {

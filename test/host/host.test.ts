@@ -282,3 +282,20 @@ test('the execution record holds one JSONL line per call: arguments as called an
   assert.equal(third!.outcome, 'error');
   assert.equal(third!.errorCode, 'TOOL_NOT_FOUND');
 });
+
+test('a table that arrives as JSON text (compact, spaced or pretty-printed) is written one row a line, parsing back to the rows', async (t) => {
+  const env = await tempHost();
+  t.after(() => env.cleanup());
+  const rows = makeRows(30).map((row, i) => ({ ...row, text: i === 2 ? 'line\nbreak "quoted" ]}' : 'é ✓ 𝄞' }));
+  const sources = [JSON.stringify(rows), JSON.stringify(rows, null, 2), JSON.stringify({ total: 30, rows }).replace(/":/g, '": '), JSON.stringify({ total: 30, rows }, null, '\t')];
+  for (const [index, source] of sources.entries()) {
+    env.host.registerTool({ name: `source${index}`, description: 'x', inputSchema: { type: 'object' }, handler: () => ({ mcp: { content: [{ type: 'text', text: source }] } }) });
+    const result = await env.host.execute({ name: `source${index}`, arguments: {} }, { conversationId });
+    const written = await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8');
+    const lines = written.split('\n');
+    assert.equal(lines.pop(), '');
+    assert.equal(lines.length, 30, `source ${index}`);
+    assert.deepEqual(lines.map((line) => JSON.parse(line)), rows);
+    assert.equal(result.spill?.bytes, Buffer.byteLength(written));
+  }
+});

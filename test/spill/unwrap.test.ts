@@ -13,7 +13,7 @@ test('structuredContent wins over the text blocks', () => {
 
 test('a JSON payload serialized into a text block is that JSON, not an escaped string', () => {
   assert.deepEqual(unwrapMcpResult(text('  [{"a":1},{"a":2}]')).kind, 'json');
-  assert.deepEqual(unwrapMcpResult(text('{"x":"y"}')), { kind: 'json', value: { x: 'y' }, binaries: [] });
+  assert.deepEqual(unwrapMcpResult(text('{"x":"y"}')), { kind: 'json', value: { x: 'y' }, binaries: [], source: '{"x":"y"}' });
 });
 
 test('invalid JSON inside a text block stays text, exactly', () => {
