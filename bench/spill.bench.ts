@@ -90,14 +90,17 @@ function readStatus(field: 'VmRSS' | 'VmHWM'): number {
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
 /** Child: one case. Memory mode measures one call's peak RSS above the input held; time mode interleaves floor and spill. */
-async function child(kind: Kind, bytes: number, what: string): Promise<void> {
+async function child(kind: Kind, inputFile: string, what: string): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-bench-'));
   try {
-    const input = makeInput(kind, bytes);
+    // Read, not generated here, so building the input leaves no garbage that would hide the case's own peak.
+    const input = readFileSync(inputFile, 'utf8');
+    const bytes = input.length;
     const inputBytes = Buffer.byteLength(input);
     if (what.startsWith('memory:')) {
       const mode = what.slice('memory:'.length) as Mode;
       const bench = await prepare(kind, mode, input, dir);
+      gc();
       gc();
       const base = readStatus('VmRSS');
       writeFileSync('/proc/self/clear_refs', '5'); // resets the peak (VmHWM) to the current RSS
@@ -109,28 +112,35 @@ async function child(kind: Kind, bytes: number, what: string): Promise<void> {
     }
     const modes: Mode[] = ['floor', 'spill', 'inline'];
     const benches = await Promise.all(modes.map((mode) => prepare(kind, mode, input, path.join(dir, mode))));
-    const rounds = Math.max(3, Math.min(200, Math.floor((40 * 1024 * 1024) / bytes)));
+    const rounds = bytes >= 50 * 1024 * 1024 ? 3 : Math.max(5, Math.min(200, Math.floor((40 * 1024 * 1024) / bytes)));
     const times: number[][] = modes.map(() => []);
+    const cpu: number[][] = modes.map(() => []);
     for (let round = -1; round < rounds; round += 1) {
       for (const [index, bench] of benches.entries()) {
-        gc();
         const start = performance.now();
+        const cpuStart = process.cpuUsage();
         await bench.run();
         const elapsed = performance.now() - start;
-        if (round >= 0) times[index]!.push(elapsed);
+        const cpuUsed = process.cpuUsage(cpuStart);
+        if (round >= 0) {
+          times[index]!.push(elapsed);
+          cpu[index]!.push((cpuUsed.user + cpuUsed.system) / 1000);
+        }
         if (bytes > 1024 * 1024 || round % 20 === 19) await bench.reset();
       }
     }
     for (const bench of benches) await bench.close();
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    process.stdout.write(JSON.stringify({ inputBytes, rounds, floor: median(times[0]!), spill: median(times[1]!), inline: median(times[2]!) }));
+    process.stdout.write(
+      JSON.stringify({ inputBytes, rounds, floor: median(times[0]!), spill: median(times[1]!), inline: median(times[2]!), floorCpu: median(cpu[0]!), spillCpu: median(cpu[1]!) }),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-function spawnChild(kind: Kind, bytes: number, what: string): Record<string, number> {
-  const out = execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', here, '--child', kind, String(bytes), what], { encoding: 'utf8', maxBuffer: 1 << 20 });
+function spawnChild(kind: Kind, inputFile: string, what: string): Record<string, number> {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', here, '--child', kind, inputFile, what], { encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out) as Record<string, number>;
 }
 
@@ -142,22 +152,33 @@ export default async function spillBench(): Promise<void> {
   console.log(`Node ${process.version}, ${process.platform}; medians; each case in its own child process.`);
   console.log('spill = host.execute with a tool returning the data (table: JSON text in an MCP text block); inline = the same call with spill: false.');
   console.log('floor: text = fs.writeFile of the same bytes; table = JSON.parse + fs.writeFile of the same bytes.\n');
-  console.log('| result | size | floor ms | spill ms | spill/floor | inline ms | floor peak +MB | spill peak +MB | spill extra ÷ result |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| result | size | floor ms | spill ms | spill/floor | CPU spill/floor | inline ms | floor peak +MB | spill peak +MB | spill − floor peak ÷ result |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  const inputs = await mkdtemp(path.join(tmpdir(), 'spillway-bench-inputs-'));
+  try {
   for (const kind of ['text', 'table'] as Kind[]) {
     for (const [label, bytes] of sizes) {
       if (only && !only.includes(label.replace(' ', ''))) continue;
-      const time = spawnChild(kind, bytes, 'time');
-      const floorMemory = spawnChild(kind, bytes, 'memory:floor');
-      const spillMemory = spawnChild(kind, bytes, 'memory:spill');
+      const inputFile = path.join(inputs, `${kind}-${bytes}`);
+      await writeFile(inputFile, makeInput(kind, bytes));
+      const time = spawnChild(kind, inputFile, 'time');
+      const floorMemory = spawnChild(kind, inputFile, 'memory:floor');
+      const spillMemory = spawnChild(kind, inputFile, 'memory:spill');
+      await rm(inputFile);
       const ratio = time.spill! / time.floor!;
       console.log(
-        `| ${kind} | ${label} | ${ms(time.floor!)} | ${ms(time.spill!)} | ${ratio.toFixed(2)}× | ${ms(time.inline!)} | ${mb(floorMemory.extra!)} | ${mb(spillMemory.extra!)} | ${(spillMemory.extra! / spillMemory.inputBytes!).toFixed(2)} |`,
+        `| ${kind} | ${label} | ${ms(time.floor!)} | ${ms(time.spill!)} | ${ratio.toFixed(2)}× | ${(time.spillCpu! / time.floorCpu!).toFixed(2)}× | ${ms(time.inline!)} | ${mb(floorMemory.extra!)} | ${mb(spillMemory.extra!)} | ${((spillMemory.extra! - floorMemory.extra!) / spillMemory.inputBytes!).toFixed(2)} |`,
       );
     }
   }
+  } finally {
+    await rm(inputs, { recursive: true, force: true });
+  }
+  console.log('\nfloor/spill peak +MB: peak RSS of one call above the RSS with the input held (VmHWM after clear_refs).');
+  console.log('spill − floor peak ÷ result: what the spill holds beyond the floor, in copies of the result (goal: at most 1).');
+  console.log('CPU spill/floor: the same ratio on process CPU time (user+system), steadier than wall time on a shared machine.');
 }
 
 if (process.argv[2] === '--child') {
-  await child(process.argv[3] as Kind, Number(process.argv[4]), process.argv[5] as string);
+  await child(process.argv[3] as Kind, process.argv[4] as string, process.argv[5] as string);
 }

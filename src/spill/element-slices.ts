@@ -14,9 +14,11 @@ const openBracket = 0x5b;
 const closeBracket = 0x5d;
 const comma = 0x2c;
 const colon = 0x3a;
+const newline = 0x0a;
+const carriageReturn = 0x0d;
 
 function isWhitespace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+  return code === 0x20 || code === newline || code === carriageReturn || code === 0x09;
 }
 
 function skipWhitespace(source: string, index: number): number {
@@ -24,60 +26,70 @@ function skipWhitespace(source: string, index: number): number {
   return index;
 }
 
-/** Index just past the string whose opening quote is at `index`. */
-function skipString(source: string, index: number): number {
-  let from = index + 1;
-  for (;;) {
-    const end = source.indexOf('"', from);
-    if (end === -1) return -1;
-    let backslashes = 0;
-    while (source.charCodeAt(end - 1 - backslashes) === backslash) backslashes += 1;
-    if (backslashes % 2 === 0) return end + 1;
-    from = end + 1;
-  }
+/** Where a value ends, and whether it spans lines (line breaks between its tokens). */
+interface ValueEnd {
+  end: number;
+  multiline: boolean;
 }
 
-/** Index just past the value that starts at `index` (a container, string or scalar). */
-function skipValue(source: string, index: number): number {
+/**
+ * Scans the value starting at `index` in one tight loop. (Calling indexOf per
+ * string cost more than it saved, rows hold many short strings; a regex for
+ * flat rows was faster but can backtrack badly on long escape runs.)
+ */
+function scanValue(source: string, index: number, result: ValueEnd): boolean {
+  const length = source.length;
   let depth = 0;
-  for (let i = index; i < source.length; i += 1) {
+  let inString = false;
+  let multiline = false;
+  for (let i = index; i < length; i += 1) {
     const code = source.charCodeAt(i);
-    if (code === quote) {
-      i = skipString(source, i);
-      if (i === -1) return -1;
-      if (depth === 0) return i;
-      i -= 1;
+    if (inString) {
+      if (code === backslash) i += 1;
+      else if (code === quote) {
+        inString = false;
+        if (depth === 0) return done(result, i + 1, multiline);
+      }
+    } else if (code === quote) {
+      inString = true;
     } else if (code === openBrace || code === openBracket) {
       depth += 1;
     } else if (code === closeBrace || code === closeBracket) {
-      if (depth === 0) return i;
+      if (depth === 0) return done(result, i, multiline);
       depth -= 1;
-      if (depth === 0) return i + 1;
-    } else if (depth === 0 && (code === comma || isWhitespace(code))) {
-      return i;
+      if (depth === 0) return done(result, i + 1, multiline);
+    } else if (depth === 0) {
+      if (code === comma || isWhitespace(code)) return done(result, i, multiline);
+    } else if (code === newline || code === carriageReturn) {
+      // JSON strings cannot hold a raw line break, so this is whitespace between tokens.
+      multiline = true;
     }
   }
-  return depth === 0 ? source.length : -1;
+  return depth === 0 && !inString ? done(result, length, multiline) : false;
+}
+
+function done(result: ValueEnd, end: number, multiline: boolean): true {
+  result.end = end;
+  result.multiline = multiline;
+  return true;
 }
 
 /** Index of the value of the last member named `key` of the object at `index`, or -1. */
 function findMember(source: string, index: number, key: string): number {
+  const scanned: ValueEnd = { end: 0, multiline: false };
   let found = -1;
   let i = skipWhitespace(source, index + 1);
   if (source.charCodeAt(i) === closeBrace) return -1;
   for (;;) {
-    if (source.charCodeAt(i) !== quote) return -1;
-    const keyEnd = skipString(source, i);
-    if (keyEnd === -1) return -1;
-    const name = JSON.parse(source.slice(i, keyEnd)) as string;
-    i = skipWhitespace(source, keyEnd);
+    if (source.charCodeAt(i) !== quote || !scanValue(source, i, scanned)) return -1;
+    const name = JSON.parse(source.slice(i, scanned.end)) as string;
+    i = skipWhitespace(source, scanned.end);
     if (source.charCodeAt(i) !== colon) return -1;
     i = skipWhitespace(source, i + 1);
     // JSON.parse keeps the last of duplicate keys, so the last one is the one parsed.
     if (name === key) found = i;
-    i = skipValue(source, i);
-    if (i === -1) return -1;
-    i = skipWhitespace(source, i);
+    if (!scanValue(source, i, scanned)) return -1;
+    i = skipWhitespace(source, scanned.end);
     const code = source.charCodeAt(i);
     if (code === closeBrace) return found;
     if (code !== comma) return -1;
@@ -87,9 +99,10 @@ function findMember(source: string, index: number, key: string): number {
 
 /**
  * The elements of the top-level array of `source`, or of its top-level
- * object's member `rowsKey`, as slices of the source (no copies).
+ * object's member `rowsKey`, as slices of the source (no copies). An element
+ * that spans lines (pretty-printed) is `undefined`: it cannot be a JSONL line as is.
  */
-export function elementSlices(source: string, rowsKey?: string): string[] | undefined {
+export function elementSlices(source: string, rowsKey?: string): (string | undefined)[] | undefined {
   let i = skipWhitespace(source, 0);
   if (rowsKey !== undefined) {
     if (source.charCodeAt(i) !== openBrace) return undefined;
@@ -97,23 +110,17 @@ export function elementSlices(source: string, rowsKey?: string): string[] | unde
     if (i === -1) return undefined;
   }
   if (source.charCodeAt(i) !== openBracket) return undefined;
-  const slices: string[] = [];
+  const slices: (string | undefined)[] = [];
+  const scanned: ValueEnd = { end: 0, multiline: false };
   i = skipWhitespace(source, i + 1);
   if (source.charCodeAt(i) === closeBracket) return slices;
   for (;;) {
-    const end = skipValue(source, i);
-    if (end === -1) return undefined;
-    slices.push(source.slice(i, end));
-    i = skipWhitespace(source, end);
+    if (!scanValue(source, i, scanned)) return undefined;
+    slices.push(scanned.multiline ? undefined : source.slice(i, scanned.end));
+    i = skipWhitespace(source, scanned.end);
     const code = source.charCodeAt(i);
     if (code === closeBracket) return slices;
     if (code !== comma) return undefined;
     i = skipWhitespace(source, i + 1);
   }
-}
-
-/** True when a JSON text spans lines (pretty-printed): it cannot be one JSONL line as is. */
-export function hasLineBreak(text: string): boolean {
-  // JSON strings cannot hold a raw line break, so any is whitespace between tokens.
-  return text.includes('\n') || text.includes('\r');
 }

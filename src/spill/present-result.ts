@@ -1,6 +1,6 @@
 import type { ConversationSandbox } from '../sandbox/index.js';
 import { formatBytes, formatCount, plural } from '../util/format.js';
-import { elementSlices, hasLineBreak } from './element-slices.js';
+import { elementSlices } from './element-slices.js';
 import { jsonPrefix } from './json-prefix.js';
 import { shortenError } from './shorten-error.js';
 import type { SpillRef } from './spill-ref.js';
@@ -168,7 +168,7 @@ function renderJson(value: unknown, source?: string): Rendered {
     const lines = table.rows.map((row, index) => {
       tracker.add(row);
       const slice = reuse?.[index];
-      return slice !== undefined && !hasLineBreak(slice) ? slice : JSON.stringify(row);
+      return slice ?? JSON.stringify(row);
     });
     let open = '[';
     let close = ']';
