@@ -17,9 +17,9 @@ const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = path.join(packageRoot, 'bin', 'spillway.js');
 const expectedRows = makeRows(321);
 
-async function writeConfig(dir: string): Promise<string> {
+async function writeConfig(dir: string, level = 'warn'): Promise<string> {
   const file = path.join(dir, 'spillway.json');
-  await writeFile(file, JSON.stringify({ sandbox: { root: 'sandbox' }, data: { dir: 'data' }, server: { host: '127.0.0.1', port: 0, path: '/mcp' }, log: { level: 'warn' } }));
+  await writeFile(file, JSON.stringify({ sandbox: { root: 'sandbox' }, data: { dir: 'data' }, server: { host: '127.0.0.1', port: 0, path: '/mcp' }, log: { level } }));
   return file;
 }
 
@@ -159,13 +159,20 @@ test('the real `spillway serve` binary prints its address and how to connect, an
   assert.equal(await exited, 0);
 });
 
-test('the real `spillway serve --stdio` binary serves the built-in tools in one conversation', async (t) => {
+test('the real `spillway serve --stdio` binary serves the built-in tools in one conversation; its info logs stay off stdout', async (t) => {
   const dir = await tempDir(t);
-  const config = await writeConfig(dir);
+  const config = await writeConfig(dir, 'info');
   const client = new Client({ name: 'e2e-bin-stdio', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'serve', '--stdio', '--config', config, '--conversation', 'resumed-1'], stderr: 'pipe' }));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'serve', '--stdio', '--config', config, '--conversation', 'resumed-1'], stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await client.connect(transport);
   t.after(() => client.close());
   const listed = (await client.callTool({ name: 'list_files', arguments: {} })) as CallToolResult;
   assert.equal(listed.isError, false);
+  // The call's info log line arrives on stderr (on stdout it would have broken the protocol above).
+  for (let waited = 0; !stderr.includes('"msg":"tool call"') && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.match(stderr, /"msg":"tool call"/);
+  assert.doesNotMatch(stderr, /"arguments"/, 'no argument values at info level');
   assert.deepEqual(await readdir(path.join(dir, 'sandbox', 'resumed-1')), ['args', 'errors', 'outputs', 'results', 'scripts']);
 });
