@@ -44,8 +44,13 @@ export class ConversationSandbox {
     this.dir = path.join(realRoot, id);
   }
 
-  /** Creates the conversation folder and its sub-folders (idempotent). */
-  ensure(): Promise<void> {
+  /**
+   * Creates the conversation folder and its sub-folders (idempotent; done once
+   * per process unless `recheck`, e.g. after the retention sweep removed an
+   * empty folder).
+   */
+  ensure(options: { recheck?: boolean } = {}): Promise<void> {
+    if (options.recheck) this.ready = undefined;
     this.ready ??= (async () => {
       await mkdir(this.dir, { recursive: true });
       const info = await lstat(this.dir);

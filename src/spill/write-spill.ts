@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { createPendingFile, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
 import { metadataSuffix } from '../sandbox/layout.js';
@@ -48,7 +48,12 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   let sequence = await nextSequence(sandbox);
   const nameFor = (n: number) => path.join(dir, `${String(n).padStart(4, '0')}-${stem}.${extension}`);
 
-  const pending = await createPendingFile(nameFor(sequence));
+  const pending = await createPendingFile(nameFor(sequence)).catch(async (error: NodeJS.ErrnoException) => {
+    // The retention sweep removes empty folders; make them again once rather than fail every later spill.
+    if (error.code !== 'ENOENT') throw error;
+    await sandbox.ensure({ recheck: true });
+    return createPendingFile(nameFor(sequence));
+  });
   const writer = new ChunkWriter(pending.stream);
   let finalPath: string;
   try {
@@ -98,7 +103,13 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   }
   if (content.format === 'binary') ref.mimeType = content.mimeType;
   if (writer.replacedInvalidUnicode) ref.replacedInvalidUnicode = true;
-  await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(ref, null, 2)}\n`, { overwrite: true });
+  try {
+    await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(ref, null, 2)}\n`, { overwrite: true });
+  } catch (error) {
+    // Without its metadata the call reports no path, so leave no file behind either.
+    await unlink(finalPath).catch(() => undefined);
+    throw error;
+  }
   return ref;
 }
 

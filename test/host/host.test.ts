@@ -299,3 +299,16 @@ test('a table that arrives as JSON text (compact, spaced or pretty-printed) is w
     assert.equal(result.spill?.bytes, Buffer.byteLength(written));
   }
 });
+
+test('a results/ folder removed while the host runs (the sweep removes empty folders) is made again by the next spill', async (t) => {
+  const env = await tempHost();
+  t.after(() => env.cleanup());
+  env.host.registerTool(rowsTool(makeRows(40)));
+  assert.ok((await env.host.execute({ name: 'rows', arguments: {} }, { conversationId })).spill);
+  const { rm } = await import('node:fs/promises');
+  await rm(path.join(env.sandboxRoot, conversationId, 'results'), { recursive: true });
+  const again = await env.host.execute({ name: 'rows', arguments: {} }, { conversationId });
+  assert.equal(again.spill?.path, 'results/0002-rows.jsonl');
+  await rm(path.join(env.sandboxRoot, conversationId), { recursive: true });
+  assert.equal((await env.host.execute({ name: 'rows', arguments: {} }, { conversationId })).spill?.path, 'results/0003-rows.jsonl');
+});
