@@ -1,5 +1,6 @@
 import { SpillwayError } from '../errors.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
+import { upstreamsCommand, upstreamsUsage } from './commands/upstreams.js';
 import { processIo, type CliIo, type CommandHandler } from './output.js';
 
 interface Command {
@@ -9,7 +10,10 @@ interface Command {
 }
 
 /** The verbs of `spillway`. Each lives in cli/commands/<verb>.ts. */
-const commands = new Map<string, Command>([['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }]]);
+const commands = new Map<string, Command>([
+  ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
+  ['upstreams', { run: upstreamsCommand, usage: upstreamsUsage, summary: 'connect to the configured upstream MCP servers and list their state and tools' }],
+]);
 
 function usage(): string {
   const lines = ['Usage: spillway <command> [options]', '', 'Commands:'];
