@@ -22,9 +22,11 @@ async function connect(t: import('node:test').TestContext, overrides: Record<str
 }
 
 test('tools are listed with their schemas; a spilled result carries _meta["spillway/spill"]', async (t) => {
-  const { client, rows } = await connect(t);
+  const { client, rows, env } = await connect(t);
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name).sort(), ['list_files', 'read_file', 'rows', 'search_file']);
+  const names = tools.map((tool) => tool.name);
+  for (const name of ['list_files', 'read_file', 'rows', 'search_file']) assert.ok(names.includes(name), name);
+  assert.equal(names.length, env.host.listTools().length);
   assert.equal(tools.find((tool) => tool.name === 'read_file')?.inputSchema.type, 'object');
   const result = (await client.callTool({ name: 'rows', arguments: {} })) as CallToolResult;
   assert.equal(result.isError, false);
@@ -80,7 +82,7 @@ test('a tool the policy marks "ask" is approved or declined through elicitation'
   answer = false;
   const declined = (await client.callTool({ name: 'rows', arguments: {} })) as CallToolResult;
   assert.equal(declined.isError, true);
-  assert.match((declined.content[0] as { text: string }).text, /declined/);
+  assert.match((declined.content[0] as { text: string }).text, /it was not run/);
 });
 
 test('without elicitation support an "ask" tool is refused with APPROVAL_UNAVAILABLE', async (t) => {
