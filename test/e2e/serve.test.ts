@@ -24,7 +24,7 @@ async function writeConfig(dir: string, level = 'warn'): Promise<string> {
 }
 
 /** Starts a server process and waits for the line that holds its URL. */
-async function startServer(t: import('node:test').TestContext, args: string[]): Promise<{ child: ChildProcess; url: URL; stderr: () => string }> {
+async function startServer(t: import('node:test').TestContext, args: string[]): Promise<{ child: ChildProcess; url: URL; stderr: () => string; stdout: () => string }> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -36,14 +36,16 @@ async function startServer(t: import('node:test').TestContext, args: string[]): 
     }
   });
   const lines = createInterface({ input: child.stdout! });
+  let stdout = '';
   const url = await new Promise<URL>((resolve, reject) => {
     lines.on('line', (line) => {
+      stdout += `${line}\n`;
       const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(line);
       if (match) resolve(new URL(match[1]!));
     });
     void exited.then((code) => reject(new Error(`server exited (${code}) before printing its URL:\n${stderr}`)));
   });
-  return { child, url, stderr: () => stderr };
+  return { child, url, stderr: () => stderr, stdout: () => stdout };
 }
 
 function textOf(result: CallToolResult): string {
@@ -146,7 +148,7 @@ test('spillway serve over stdio: rows spill, _meta carries the facts, read_file 
 test('the real `spillway serve` binary prints its address and how to connect, answers /healthz and serves the built-in tools', async (t) => {
   const dir = await tempDir(t);
   const config = await writeConfig(dir);
-  const { child, url } = await startServer(t, [bin, 'serve', '--config', config]);
+  const { child, url, stdout } = await startServer(t, [bin, 'serve', '--config', config]);
   const health = (await (await fetch(new URL('/healthz', url))).json()) as { status: string };
   assert.equal(health.status, 'ok');
   const client = new Client({ name: 'e2e-bin', version: '1' });
@@ -155,6 +157,7 @@ test('the real `spillway serve` binary prints its address and how to connect, an
   assert.deepEqual(tools.map((tool) => tool.name).filter((name) => ['read_file', 'search_file', 'list_files'].includes(name)).sort(), ['list_files', 'read_file', 'search_file']);
   const listed = (await client.callTool({ name: 'list_files', arguments: {} })) as CallToolResult;
   assert.equal(listed.isError, false);
+  assert.match(stdout(), new RegExp(`connect: claude mcp add --transport http spillway ${url.href.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   await client.close();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
