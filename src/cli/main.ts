@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors.js';
+import { cleanupCommand, cleanupUsage } from './commands/cleanup.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
 import { upstreamsCommand, upstreamsUsage } from './commands/upstreams.js';
 import { processIo, type CliIo, type CommandHandler } from './output.js';
@@ -13,6 +14,7 @@ interface Command {
 const commands = new Map<string, Command>([
   ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
   ['upstreams', { run: upstreamsCommand, usage: upstreamsUsage, summary: 'connect to the configured upstream MCP servers and list their state and tools' }],
+  ['cleanup', { run: cleanupCommand, usage: cleanupUsage, summary: 'run the retention sweep once (--dry-run lists what would go)' }],
 ]);
 
 function usage(): string {
