@@ -84,14 +84,14 @@ export async function selectRows(options: SelectRowsOptions): Promise<SelectedRo
   async function* streamed(): AsyncGenerator<unknown[][]> {
     let seen = 0;
     let complete = true;
-    outer: for await (const batch of source.batches()) {
+    for await (const batch of source.batches()) {
       const out: unknown[][] = [];
       for (const row of batch) {
         seen += 1;
         if (seen <= start) continue;
         if (stats.rows + out.length >= count) {
           complete = false;
-          break outer;
+          break;
         }
         if (stats.rows + out.length >= maxRows) refuse(maxRows, true);
         out.push(project(row, fields));
@@ -101,6 +101,11 @@ export async function selectRows(options: SelectRowsOptions): Promise<SelectedRo
         stats.rows += out.length;
         track(out);
         yield out;
+      }
+      // Reading stops once the range is full (the source is not read to its end).
+      if (stats.rows >= count) {
+        complete = false;
+        break;
       }
     }
     if (complete) stats.sourceRows = seen;
