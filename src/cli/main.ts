@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors.js';
+import { exportCommand, exportUsage } from './commands/export.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
 import { processIo, type CliIo, type CommandHandler } from './output.js';
 
@@ -9,7 +10,10 @@ interface Command {
 }
 
 /** The verbs of `spillway`. Each lives in cli/commands/<verb>.ts. */
-const commands = new Map<string, Command>([['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }]]);
+const commands = new Map<string, Command>([
+  ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
+  ['export', { run: exportCommand, usage: exportUsage, summary: 'build a CSV/XLSX/DOCX/PPTX file from a JSONL, JSON or CSV table' }],
+]);
 
 function usage(): string {
   const lines = ['Usage: spillway <command> [options]', '', 'Commands:'];
