@@ -18,7 +18,7 @@ export function compareCells(a: unknown, b: unknown, descending: boolean): numbe
     const textB = JSON.stringify(b);
     order = textA < textB ? -1 : textA > textB ? 1 : 0;
   }
-  return descending ? -order : order;
+  return descending && order !== 0 ? -order : order;
 }
 
 const numberRank = 0;
