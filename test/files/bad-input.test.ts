@@ -199,3 +199,16 @@ test('attach_file copies a file byte for byte into outputs/ with a download card
   const folder = await call(env, 'attach_file', { path: 'results/folder' });
   assert.equal(folder.error?.code, 'PATH_NOT_FILE');
 });
+
+test('columns named like Object.prototype members are ordinary columns (missing means empty, never a function)', async (t) => {
+  const env = await filesHost();
+  t.after(() => env.cleanup());
+  await env.host.sandbox.conversation('c1').ensure();
+  await writeFile(outputPath(env, 'results/proto.jsonl'), '{"constructor":"c1","__proto__":{"x":1},"toString":2}\n{"a":1}\n');
+  const value = ok(await call(env, 'export_table', { source: 'results/proto.jsonl', format: 'csv', columns: ['constructor', '__proto__', 'toString', 'a'] }));
+  assert.deepEqual(await readCsv(outputPath(env, value.path)), [
+    ['constructor', '__proto__', 'toString', 'a'],
+    ['c1', '{"x":1}', '2', ''],
+    ['', '', '', '1'],
+  ]);
+});
