@@ -6,7 +6,7 @@ import { makeRows } from '../helpers/temp-host.js';
 import { call, filesHost, ok, outputPath, readCsv, spillRows } from './helpers.js';
 
 // Test-only faults, read by the worker threads (they inherit this environment when they start).
-process.env.SPILLWAY_TEST_WORKER_FAULT = 'exit:crash-exit.csv,throw:crash-throw.xlsx';
+process.env.SPILLWAY_TEST_WORKER_FAULT = 'exit:crash-exit.csv,throw:crash-throw.xlsx,exit-after-open:crash-late.xlsx,exit-after-open:crash-late.docx';
 
 test('a worker that exits or throws fails that call only; the pool and the host keep serving', async (t) => {
   const env = await filesHost({ workers: { poolSize: 1, maxQueue: 8, taskTimeoutMs: 600000 } });
@@ -26,6 +26,12 @@ test('a worker that exits or throws fails that call only; the pool and the host 
   assert.equal(threw.error?.code, 'WORKER_FAILED');
   const again = ok(await call(env, 'export_table', { source, format: 'xlsx', filename: 'fine.xlsx' }));
   assert.equal(again.rows, 100);
+
+  // A thread that dies with its temporary file open leaves nothing behind either.
+  const late = await call(env, 'export_table', { source, format: 'xlsx', filename: 'crash-late.xlsx' });
+  assert.equal(late.error?.code, 'WORKER_FAILED');
+  const lateDocument = await call(env, 'build_document', { format: 'docx', filename: 'crash-late.docx', spec: { title: 't', blocks: [{ type: 'table', source }] } });
+  assert.equal(lateDocument.error?.code, 'WORKER_FAILED');
 
   assert.deepEqual((await readdir(outputPath(env, 'outputs'))).sort(), ['fine.csv', 'fine.xlsx']);
   const health = env.host.health().workers as { started: boolean };

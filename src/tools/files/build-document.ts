@@ -45,7 +45,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
         output: { kind: 'sandbox', ...location, filename, onExisting: 'rename' },
         maxTableRows: context.config.documents.maxTableRows,
       };
-      const result = await services.pool().run<DocumentResult>(format, task, { signal: context.signal });
+      const result = await services.runToOutput<DocumentResult>(format, task, context);
       const attachment = describeAttachment(context.sandbox, result.path, result.bytes, result.rows);
       const tableBlocks = spec.blocks.filter((block) => block.type === 'table');
       const notes = [

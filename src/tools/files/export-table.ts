@@ -42,7 +42,7 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
         selection,
         output: { kind: 'sandbox', ...location, filename, onExisting: 'rename' },
       };
-      const result = await services.pool().run<TableResult>(format, task, { signal: context.signal });
+      const result = await services.runToOutput<TableResult>(format, task, context);
       const attachment = describeAttachment(context.sandbox, result.path, result.bytes, result.rows);
       const source = String(args.source);
       const notes = [
