@@ -7,7 +7,7 @@ import XLSX from 'xlsx';
 import { main } from '../../src/cli/main.js';
 import { parseColumns, parseRange, parseSort } from '../../src/cli/commands/export.js';
 import { makeRows } from '../helpers/temp-host.js';
-import { expectedSelection, readCsv, csvText } from './helpers.js';
+import { csvText, expectedSelection, readCsv, zipText } from './helpers.js';
 
 function captureIo() {
   const out: string[] = [];
@@ -43,6 +43,13 @@ test('spillway export: columns with headers, sort, range and -o, for people and 
   assert.equal(report.rows, 500);
   const workbook = XLSX.read(await readFile(path.join(dir, 'all.xlsx')), { type: 'buffer' });
   assert.equal(XLSX.utils.sheet_to_json(workbook.Sheets.Data as XLSX.WorkSheet).length, 500);
+
+  const docx = captureIo();
+  assert.equal(await main(['export', source, '-o', path.join(dir, 'top.docx'), '--columns', 'id,name', '--range', '0:3'], docx.io), 0, docx.err.join('\n'));
+  assert.match(docx.out.join('\n'), /3 table rows/);
+  const documentXml = await zipText(path.join(dir, 'top.docx'), 'word/document.xml');
+  assert.match(documentXml, /<w:tblHeader\/>/);
+  assert.ok(['item-1', 'item-2', 'item-3'].every((name) => documentXml.includes(`>${name}<`)) && !documentXml.includes('>item-4<'));
 
   const badColumn = captureIo();
   assert.equal(await main(['export', source, '-o', path.join(dir, 'x.csv'), '--columns', 'nope'], badColumn.io), 1);
