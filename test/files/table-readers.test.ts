@@ -123,3 +123,33 @@ test('the sort order: numbers as numbers, text by code unit, empty values last i
     }),
   );
 });
+
+test('selectRows sorts like the reference for numbers, text, mixed values and several keys (property)', async () => {
+  const { selectRows } = await import('../../src/tools/files/select-rows.js');
+  const { expectedSelection } = await import('./helpers.js');
+  const value = fc.oneof(fc.constant(null), fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: -3, max: 3 }));
+  const text = fc.oneof(fc.constant(null), fc.constantFrom('a', 'B', 'b', '', 'aa'));
+  const row = fc.record({ n: value, t: text, m: fc.oneof(value, text, fc.boolean()) }, { requiredKeys: [] });
+  const key = fc.record({ column: fc.constantFrom('n', 't', 'm'), direction: fc.constantFrom('asc' as const, 'desc' as const) });
+  await fc.assert(
+    fc.asyncProperty(fc.array(row, { maxLength: 40 }), fc.array(key, { minLength: 1, maxLength: 2 }), fc.nat(10), async (rows, sort, start) => {
+      const source = {
+        name: 'x.jsonl',
+        format: 'jsonl' as const,
+        bytes: 0,
+        knownColumns: ['n', 't', 'm'],
+        knownRows: rows.length,
+        counter: { bytesRead: 0 },
+        close: async () => undefined,
+        batches: async function* () {
+          yield rows as Record<string, unknown>[];
+        },
+      };
+      const selected = await selectRows({ source, selection: { sort, range: { start } } });
+      const got: unknown[][] = [];
+      for await (const batch of selected.batches) got.push(...batch);
+      assert.deepEqual(got, expectedSelection(rows as Record<string, unknown>[], { columns: ['n', 't', 'm'], sort, range: { start } }));
+    }),
+    { numRuns: 300 },
+  );
+});

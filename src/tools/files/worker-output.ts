@@ -45,18 +45,22 @@ export async function writeChunk(stream: NodeJS.WritableStream & { writableNeedD
   await waitForDrain(stream);
 }
 
+/** Resolves on 'drain'; rejects when the stream errors or closes first (so a dead stream never hangs the task). */
 export function waitForDrain(stream: NodeJS.WritableStream): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const onDrain = () => {
-      stream.off('error', onError);
-      resolve();
-    };
-    const onError = (error: Error) => {
+    const settle = (error?: Error) => {
       stream.off('drain', onDrain);
-      reject(error);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+      if (error === undefined) resolve();
+      else reject(error);
     };
+    const onDrain = () => settle();
+    const onError = (error: Error) => settle(error);
+    const onClose = () => settle(new Error('the output stream closed while waiting to write'));
     stream.once('drain', onDrain);
     stream.once('error', onError);
+    stream.once('close', onClose);
   });
 }
 
