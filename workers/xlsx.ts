@@ -48,7 +48,7 @@ export default workerTask<TableTask, TableResult>(async (task, progress) => {
       while (sample.length < widthSampleRows) {
         const next = await iterator.next();
         if (next.done === true) break;
-        sample.push(...next.value);
+        for (const row of next.value) sample.push(row);
       }
       const widths = columns.map((column, index) => {
         let longest = column.header.length;

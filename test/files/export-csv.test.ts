@@ -95,6 +95,10 @@ test('export_table reads a JSON array of objects and a CSV file as sources, and 
   const jsonRecords = await readCsv(outputPath(env, fromJson.path));
   assert.deepEqual(jsonRecords.slice(1), expectedSelection(rows, { range: { start: 1000, count: 5 } }).map((row) => row.map(csvText)));
 
+  await writeFile(outputPath(env, 'outputs/envelope.json'), JSON.stringify({ total: 5000, items: makeRows(5000) }, null, 2));
+  const fromEnvelope = ok(await call(env, 'export_table', { source: 'outputs/envelope.json', format: 'xlsx', range: { start: 4990 } }));
+  assert.equal(fromEnvelope.rows, 10);
+
   const csv = ['id,name,amount,code', '1,"Smith, J",10.5,007', '2,"say ""hi""",-3,12345678901234567890', '3,,0,'].join('\r\n');
   await writeFile(outputPath(env, 'outputs/source.csv'), csv);
   const fromCsv = ok(await call(env, 'export_table', { source: 'outputs/source.csv', format: 'csv', sort: { column: 'amount' }, filename: 'sorted.csv' }));

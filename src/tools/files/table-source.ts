@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../../errors.js';
 import { ConversationSandbox, metadataSuffix } from '../../sandbox/index.js';
@@ -90,10 +90,7 @@ async function openLocation(location: SourceLocation): Promise<OpenedSource> {
     name: location.path,
     handle,
     bytes: stats.size,
-    readMetadata: async () => {
-      const { readFile } = await import('node:fs/promises');
-      return parseJsonSafely(await readFile(location.path + metadataSuffix, 'utf8'));
-    },
+    readMetadata: async () => parseJsonSafely(await readFile(location.path + metadataSuffix, 'utf8')),
   };
 }
 
@@ -146,8 +143,9 @@ async function describeSource(opened: OpenedSource): Promise<TableSource> {
   return { ...base, knownColumns: undefined, knownRows: undefined, batches: () => jsonArrayRows(chunks(), name) };
 }
 
+/** Rows already in memory, handed out in batches of the usual size. */
 async function* oneBatch(rows: Record<string, unknown>[]): AsyncGenerator<Record<string, unknown>[]> {
-  if (rows.length > 0) yield rows;
+  for (let at = 0; at < rows.length; at += 4096) yield rows.slice(at, at + 4096);
 }
 
 /** By extension, then by the first bytes: "{" starts JSONL, "[" a JSON array; .csv is CSV. */
