@@ -1,5 +1,6 @@
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
+import { callWithArgsFileTool } from './delegation/call-with-args-file.js';
 import { fileTools } from './files/file-tools.js';
 import { listFilesTool } from './reread/list-files.js';
 import { readFileTool } from './reread/read-file.js';
@@ -20,6 +21,7 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   tools.push(...fileTools(host));
 
   // Delegation (call_with_args_file).
+  tools.push(callWithArgsFileTool);
 
   // Scripts (run_script, write_file).
 
