@@ -62,6 +62,16 @@ test('a malformed task is a coded error, a timeout stops the thread, and the poo
   await assert.rejects(pool.run('csv', task), (error: unknown) => (error as { code?: string }).code === 'PATH_EXISTS');
 });
 
+test('a cancelled call (the client aborted) is reported as cancelled and leaves no file', async (t) => {
+  const env = await filesHost();
+  t.after(() => env.cleanup());
+  const source = await spillRows(env, makeRows(50));
+  const result = await env.host.execute({ name: 'export_table', arguments: { source, format: 'xlsx' } }, { conversationId: 'c1', signal: AbortSignal.abort() });
+  assert.equal(result.error?.code, 'TOOL_FAILED');
+  assert.match(result.text, /cancelled by the caller; no file was written/);
+  assert.deepEqual(await readdir(outputPath(env, 'outputs')), []);
+});
+
 test('several exports at once on a two-thread pool all complete with the right files', async (t) => {
   const env = await filesHost({ workers: { poolSize: 2, maxQueue: 16, taskTimeoutMs: 600000 } });
   t.after(() => env.cleanup());

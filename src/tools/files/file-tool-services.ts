@@ -1,6 +1,5 @@
 import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { SpillwayError } from '../../errors.js';
 import type { Host } from '../../host/host.js';
 import type { ToolContext } from '../../host/tool.js';
 import { FilePool } from './file-pool.js';
@@ -11,8 +10,8 @@ export interface FileToolServices {
   sandboxRoot: string;
   pool(): FilePool;
   /**
-   * Runs a task that writes an output file. When the worker dies mid-file (crash,
-   * timeout) its temporary file is removed, unless another task is writing a file
+   * Runs a task that writes an output file. When the worker is ended mid-file (crash,
+   * timeout, cancellation) its temporary file is removed, unless another task is writing a file
    * of the same name in the same conversation at that moment.
    */
   runToOutput<R>(kind: WorkerKind, task: { output: OutputTarget }, context: ToolContext): Promise<R>;
@@ -45,8 +44,9 @@ export function fileToolServices(host: Host): FileToolServices {
       try {
         return await services.pool().run<R>(kind, task, { signal: context.signal });
       } catch (error) {
-        const died = SpillwayError.is(error) && (error.code === 'WORKER_FAILED' || error.code === 'TOOL_TIMEOUT');
-        if (died && filename !== undefined && writing.get(key) === 1) await removeTemporaryFiles(context.sandbox.folderPath('outputs'), filename);
+        // A worker that failed by itself has already removed its file; one that was ended
+        // (crash, timeout, cancellation) could not. Removing is safe either way.
+        if (filename !== undefined && writing.get(key) === 1) await removeTemporaryFiles(context.sandbox.folderPath('outputs'), filename);
         throw error;
       } finally {
         const left = (writing.get(key) ?? 1) - 1;
