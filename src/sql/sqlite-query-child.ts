@@ -1,0 +1,143 @@
+/**
+ * Child process that runs SQLite queries for query_sql. better-sqlite3 is
+ * synchronous and has no interrupt: a long statement blocks its thread in
+ * native code, where not even Worker.terminate() reaches it. A child process
+ * can always be stopped (SIGKILL), so the timeout is real.
+ *
+ * Protocol (IPC, advanced serialization): the parent sends one `open`, then
+ * `query` messages one at a time; the child answers each with one message.
+ */
+import Database from 'better-sqlite3';
+import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
+import { databaseError } from './sql-error.js';
+import type { RawSqlResult } from './sql-source.js';
+import { jsonSafeValue } from './sql-source.js';
+import { checkReadOnlyStatement } from './statement-check.js';
+
+export type ChildRequest =
+  | { type: 'open'; file: string }
+  | { type: 'query'; id: number; sql: string; maxRows: number; statementChecks: boolean };
+
+export type ChildResponse =
+  | { type: 'opened' }
+  | { type: 'open-failed'; error: SerializedError }
+  | { type: 'result'; id: number; result: RawSqlResult }
+  | { type: 'error'; id: number; error: SerializedError };
+
+let db: Database.Database | undefined;
+
+function send(message: ChildResponse): void {
+  process.send?.(message);
+}
+
+function open(file: string): void {
+  try {
+    // readonly: SQLite itself refuses every write on this connection.
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    // Reading the schema makes a corrupt or non-database file fail here, not on the first query.
+    db.prepare('SELECT count(*) FROM sqlite_schema').get();
+    db.pragma('query_only = ON');
+    send({ type: 'opened' });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const reason =
+      code === 'SQLITE_CANTOPEN'
+        ? 'the file does not exist or cannot be opened'
+        : code === 'SQLITE_NOTADB'
+          ? 'the file is not a SQLite database'
+          : code === 'SQLITE_CORRUPT'
+            ? 'the database file is corrupt'
+            : (error as Error).message;
+    send({
+      type: 'open-failed',
+      error: new SpillwayError('SQL_SOURCE_UNAVAILABLE', `The SQLite database ${file} cannot be used: ${reason}. Check sql.source.file in the configuration.`, {
+        file,
+        databaseCode: code,
+      }).toJSON(),
+    });
+  }
+}
+
+function query(request: Extract<ChildRequest, { type: 'query' }>): RawSqlResult {
+  if (db === undefined) throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', 'The database is not open.');
+  const checked = request.statementChecks ? checkReadOnlyStatement(request.sql, 'sqlite') : { body: request.sql, wrappable: false };
+  let statement: Database.Statement;
+  try {
+    statement = db.prepare(checked.body);
+  } catch (error) {
+    throw databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
+  }
+  // The database's own verdict, independent of any text check.
+  if (!statement.readonly) {
+    throw new SpillwayError('SQL_READ_ONLY', 'query_sql only reads: SQLite reports that this statement would change the database. Send a SELECT statement.', {
+      source: 'sqlite3_stmt_readonly',
+    });
+  }
+  if (!statement.reader) {
+    throw new SpillwayError('SQL_READ_ONLY', 'query_sql only reads: this statement returns no rows (it changes the connection or runs a command). Send a SELECT statement.', {
+      source: 'sqlite3_column_count',
+    });
+  }
+  statement.raw(true).safeIntegers(true);
+  const columns = statement.columns().map((column) => column.name);
+  const blobColumns = new Set<number>();
+  let bigIntegers = false;
+  const rows: unknown[][] = [];
+  let total = 0;
+  let limited = false;
+  db.exec('BEGIN');
+  const iterator = statement.iterate() as IterableIterator<unknown[]>;
+  try {
+    for (let step = iterator.next(); !step.done; step = iterator.next()) {
+      if (rows.length === request.maxRows) {
+        limited = true;
+        break;
+      }
+      rows.push(
+        step.value.map((value, index) =>
+          jsonSafeValue(
+            value,
+            () => blobColumns.add(index),
+            () => (bigIntegers = true),
+          ),
+        ),
+      );
+    }
+    total = rows.length;
+    if (limited && !checked.wrappable) {
+      // PRAGMA/EXPLAIN cannot sit in a subquery: count the rest as it comes.
+      total += 1;
+      while (!iterator.next().done) total += 1;
+    }
+    iterator.return?.();
+    if (limited && checked.wrappable) {
+      // The true total, counted by SQLite over the whole match in the same read transaction.
+      total = Number(db.prepare(`SELECT count(*) FROM (${checked.body}\n)`).pluck().get());
+    }
+  } catch (error) {
+    throw SpillwayError.is(error) ? error : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
+  } finally {
+    iterator.return?.();
+    db.exec('COMMIT');
+  }
+  const notes: string[] = [];
+  if (bigIntegers) notes.push('Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.');
+  return { columns, rows, total, blobColumns: [...blobColumns].map((index) => columns[index] as string), notes };
+}
+
+process.on('message', (message: ChildRequest) => {
+  if (message.type === 'open') {
+    open(message.file);
+    return;
+  }
+  try {
+    send({ type: 'result', id: message.id, result: query(message) });
+  } catch (error) {
+    send({ type: 'error', id: message.id, error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
+  }
+});
+
+process.on('disconnect', () => {
+  db?.close();
+  process.exit(0);
+});
