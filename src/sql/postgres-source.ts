@@ -28,6 +28,13 @@ export function redactUrl(url: string): string {
   }
 }
 
+function cancelled(): SpillwayError {
+  return new SpillwayError('SQL_TIMEOUT', 'The query was cancelled by the caller and interrupted.', { cancelled: true });
+}
+
+/** Commands whose result is rows to read. */
+const readingCommands = new Set(['SELECT', 'SHOW', 'EXPLAIN', 'VALUES', 'TABLE']);
+
 const wrapperPrefix = 'SELECT * FROM (\n';
 
 /**
@@ -64,6 +71,7 @@ export class PostgresSource implements SqlSource {
 
   async query(query: SqlQuery): Promise<SqlResult> {
     const checked = this.statementChecks ? checkReadOnlyStatement(query.sql, 'postgres') : { body: query.sql, wrappable: false };
+    if (query.signal?.aborted === true) throw cancelled();
     const client = await this.connect();
     let broken = false;
     const onAbort = () => {
@@ -80,6 +88,12 @@ export class PostgresSource implements SqlSource {
       const offset = checked.wrappable ? wrapperPrefix.length : 0;
       // Extended protocol: the server accepts exactly one statement.
       const result = await this.run(client, { text, values: [], rowMode: 'array', queryMode: 'extended' }, query, offset);
+      if (!readingCommands.has(result.command)) {
+        // The transaction is rolled back below, so even a SET does not outlive this call.
+        throw new SpillwayError('SQL_READ_ONLY', `query_sql only reads: PostgreSQL ran this as a ${result.command} command, not a query; it was rolled back. Send a SELECT statement.`, {
+          command: result.command,
+        });
+      }
       const names = result.fields.map((field) => field.name);
       const blobColumns = new Set<number>();
       let bigIntegers = false;
@@ -133,6 +147,7 @@ export class PostgresSource implements SqlSource {
     try {
       return await client.query(config as pg.QueryConfig);
     } catch (error) {
+      if (query.signal?.aborted === true) throw cancelled();
       const failure = error as { code?: string; message: string; position?: string };
       if (failure.code === '57014') {
         throw new SpillwayError(

@@ -164,7 +164,8 @@ export class SqliteSource implements SqlSource {
           child.kill();
           reject(new SpillwayError('SQL_TIMEOUT', 'The query was cancelled by the caller and interrupted.', { cancelled: true }));
         };
-        query.signal?.addEventListener('abort', onAbort, { once: true });
+        if (query.signal?.aborted === true) onAbort();
+        else query.signal?.addEventListener('abort', onAbort, { once: true });
       });
       const result = await Promise.race([child.run(query.sql, query.maxRows, this.statementChecks), interrupted]);
       this.giveBack(child);
