@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors.js';
+import { demoCommand, demoUsage } from './commands/demo.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
 import { processIo, type CliIo, type CommandHandler } from './output.js';
 
@@ -9,7 +10,10 @@ interface Command {
 }
 
 /** The verbs of `spillway`. Each lives in cli/commands/<verb>.ts. */
-const commands = new Map<string, Command>([['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }]]);
+const commands = new Map<string, Command>([
+  ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
+  ['demo', { run: demoCommand, usage: demoUsage, summary: 'a scripted walkthrough against the embedded demo database (no model needed)' }],
+]);
 
 function usage(): string {
   const lines = ['Usage: spillway <command> [options]', '', 'Commands:'];

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SpillwayError } from '../errors.js';
@@ -89,6 +89,7 @@ type Inspection = { ok: true; seed: number; transactions: number; reason?: undef
 
 /** Reads the finished-marker of an existing demo file without changing it. */
 export function inspectDemoDatabase(file: string): Inspection {
+  if (!existsSync(file)) return { ok: false, reason: 'missing' };
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
