@@ -92,7 +92,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
         return skipped;
       }
       print(`\n▶ the model calls ${step.tool} (${formatCount(argumentText.length)} characters of arguments):`);
-      print(indent(JSON.stringify(step.args, null, 2)));
+      print(indent(compactJson(step.args)));
       const result = (await client.callTool({ name: step.tool, arguments: step.args })) as CallToolResult;
       const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
       const outputs = result.content.flatMap((block) => (block.type === 'resource_link' ? [decodeURIComponent(block.uri.replace(/^spillway:\/\/sandbox\//, ''))] : []));
@@ -186,7 +186,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
         args: {
           tool: echoTool.name,
           argsPath,
-          overrides: { transactions: { $file: source }, firstNote: { $file: source, $pointer: '/0/note' } },
+          overrides: { transactions: { $file: source }, firstMerchant: { $file: source, $pointer: '/0/merchant' } },
         },
       });
     }
@@ -212,6 +212,16 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   if (failed.length > 0) print(`Failed steps (shown above as the model saw them): ${failed.map((step) => step.tool).join(', ')}.`);
   print('Walkthrough finished.');
   return { conversationId, folder: sandbox.dir, steps, files };
+}
+
+/** JSON as a person reads it: short objects and lists on one line, long ones broken up. */
+export function compactJson(value: unknown, indentation = ''): string {
+  const flat = JSON.stringify(value) ?? 'null';
+  if (typeof value !== 'object' || value === null || flat.length + indentation.length <= 96) return flat;
+  const inner = `${indentation}  `;
+  if (Array.isArray(value)) return `[\n${value.map((item) => inner + compactJson(item, inner)).join(',\n')}\n${indentation}]`;
+  const members = Object.entries(value).map(([key, member]) => `${inner}${JSON.stringify(key)}: ${compactJson(member, inner)}`);
+  return `{\n${members.join(',\n')}\n${indentation}}`;
 }
 
 function indent(text: string): string {

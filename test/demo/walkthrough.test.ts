@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -69,9 +70,11 @@ test('the demo walkthrough runs to the end and its files read back', async (t) =
     assert.ok((delegated?.argumentChars ?? 0) < 300);
     const spilled = delegated?.spill?.path;
     const echoed = spilled === undefined ? JSON.parse(delegated?.text ?? '{}') : JSON.parse(await readFile(path.join(folder, spilled), 'utf8'));
-    assert.equal(echoed.arguments.caseId, 'FR-2026-0042');
-    assert.deepEqual(echoed.arguments.transactions, rows);
-    assert.equal(echoed.arguments.firstNote, rows[0]?.note);
+    // What the tool received, byte for byte: the args file, then the expanded references.
+    const expected = JSON.stringify({ caseId: 'FR-2026-0042', action: 'open review', transactions: rows, firstMerchant: rows[0]?.merchant });
+    assert.equal(echoed.sha256, createHash('sha256').update(expected).digest('hex'));
+    assert.equal(echoed.receivedCharacters, expected.length);
+    assert.equal(echoed.received.transactions, `a list of 321 items (${JSON.stringify(rows).length.toLocaleString('en-US')} characters)`);
   }
   if (env.host.getTool('write_file') === undefined) assert.match(output, /write_file tool is not registered in this build yet; the walkthrough writes args\/echo-case\.json itself/);
 
