@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -141,10 +142,20 @@ test('a configured SQLite file that is missing or corrupt gets a clear error and
   assert.deepEqual(await readFile(corruptFile), garbage);
 });
 
+function queryChildren(): string[] {
+  const listing = execFileSync('ps', ['--ppid', String(process.pid), '-o', 'pid=,stat=,args='], { encoding: 'utf8' });
+  return listing
+    .split('\n')
+    .filter((line) => line.includes('sqlite-query-child') && !/\sZ/.test(line));
+}
+
 test('the SQL source closes with the host: no query process outlives it', async () => {
   const env = await tempHost({ demo: { rows: 200, seed: 3 } });
   const result = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT 1 AS one' } }, { conversationId: 'c1' });
   assert.equal(result.isError, false);
+  assert.equal(queryChildren().length, 1, 'one warm query process while the host is open');
   await env.cleanup();
-  // If a child process were still attached, this test file would not exit; the runner's timeout would fail it.
+  // SIGKILL is delivered at once; give the kernel a moment to take the process away (polling, no timing assertion).
+  for (let attempt = 0; attempt < 50 && queryChildren().length > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(queryChildren(), []);
 });
