@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SpillwayError } from '../errors.js';
@@ -111,6 +111,27 @@ export function inspectDemoDatabase(file: string): Inspection {
   }
 }
 
+/** Half-built files a crashed build left behind (an hour is far longer than any build takes). */
+function removeStaleBuilds(file: string): void {
+  const prefix = `${path.basename(file)}.building-`;
+  const dir = path.dirname(file);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const full = path.join(dir, name);
+    try {
+      if (Date.now() - statSync(full).mtimeMs > 3_600_000) rmSync(full, { force: true });
+    } catch {
+      // another process finished or removed it
+    }
+  }
+}
+
 function buildDemoDatabase(options: DemoDatabaseOptions & { file: string }): void {
   try {
     mkdirSync(options.dir, { recursive: true });
@@ -119,6 +140,7 @@ function buildDemoDatabase(options: DemoDatabaseOptions & { file: string }): voi
       dir: options.dir,
     });
   }
+  removeStaleBuilds(options.file);
   const temporary = `${options.file}.building-${process.pid}-${Date.now()}`;
   let db: Database.Database | undefined;
   try {

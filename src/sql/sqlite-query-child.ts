@@ -4,7 +4,7 @@
  * native code, where not even Worker.terminate() reaches it. A child process
  * can always be stopped (SIGKILL), so the timeout is real.
  *
- * Protocol (IPC, advanced serialization): the parent sends one `open`, then
+ * Protocol (IPC, JSON serialization): the parent sends one `open`, then
  * `query` messages one at a time; the child answers each with one message.
  */
 import Database from 'better-sqlite3';
