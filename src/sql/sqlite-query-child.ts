@@ -12,6 +12,7 @@ import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.
 import { databaseError } from './sql-error.js';
 import type { RawSqlResult } from './sql-source.js';
 import { jsonSafeValue } from './sql-source.js';
+import { scanSql } from './sql-tokens.js';
 import { checkReadOnlyStatement } from './statement-check.js';
 
 export type ChildRequest =
@@ -58,6 +59,26 @@ function open(file: string): void {
   }
 }
 
+/**
+ * better-sqlite3 does not expose sqlite3_error_offset, and `near "X"` names a
+ * token that may occur several times. The culprit is the first occurrence
+ * whose prefix of the statement already fails with the same message (a
+ * prefix ending at an earlier, valid occurrence is merely incomplete).
+ */
+function locateSyntaxError(database: Database.Database, sql: string, message: string): number | undefined {
+  const near = /^near "((?:[^"]|"")*)": syntax error$/.exec(message)?.[1]?.replace(/""/g, '"');
+  if (near === undefined) return undefined;
+  const candidates = scanSql(sql).tokens.filter((token) => sql.slice(token.offset, token.offset + near.length).toUpperCase() === near.toUpperCase());
+  for (const token of candidates.slice(0, 50)) {
+    try {
+      database.prepare(sql.slice(0, token.offset + near.length));
+    } catch (error) {
+      if ((error as Error).message === message) return token.offset;
+    }
+  }
+  return undefined;
+}
+
 function query(request: Extract<ChildRequest, { type: 'query' }>): RawSqlResult {
   if (db === undefined) throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', 'The database is not open.');
   const checked = request.statementChecks ? checkReadOnlyStatement(request.sql, 'sqlite') : { body: request.sql, wrappable: false };
@@ -65,7 +86,8 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): RawSqlResult 
   try {
     statement = db.prepare(checked.body);
   } catch (error) {
-    throw databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
+    const message = (error as Error).message;
+    throw databaseError({ database: 'SQLite', sql: request.sql, message, code: (error as { code?: string }).code, offset: locateSyntaxError(db, checked.body, message) });
   }
   // The database's own verdict, independent of any text check.
   if (!statement.readonly) {

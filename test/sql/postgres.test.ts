@@ -103,6 +103,11 @@ test('PostgreSQL: true total, row limit, bytea as base64, errors with positions,
   assert.deepEqual(value.rows, [{ payload: Buffer.from([0, 255]).toString('base64'), big: '9007199254740993' }]);
   assert.deepEqual(value.binaryEncoding, { payload: 'base64' });
 
+  const show = await run('SHOW transaction_read_only');
+  assert.deepEqual((show.value as { rows: unknown[] }).rows, [{ transaction_read_only: 'on' }]);
+  const explain = await run('EXPLAIN SELECT * FROM spillway_items');
+  assert.equal(explain.isError, false, explain.text);
+
   const none = await run('SELECT id FROM spillway_items WHERE id < 0');
   assert.deepEqual((none.value as { total: number; rows: unknown[] }).rows, []);
 

@@ -93,7 +93,10 @@ test('SQL errors name the database error and its position', async (t) => {
   assert.deepEqual({ line: missing.error?.details?.line, column: missing.error?.details?.column }, { line: 2, column: 3 });
   const syntax = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT id FROM transactions WHERE WHERE id = 1' } }, { conversationId: 'c1' });
   assert.equal(syntax.error?.code, 'SQL_ERROR');
-  assert.match(syntax.text, /near "WHERE": syntax error at line 1, column 29/);
+  // The second WHERE is the culprit, not the first.
+  assert.match(syntax.text, /near "WHERE": syntax error at line 1, column 35/);
+  const comma = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT id, amount,\nFROM transactions' } }, { conversationId: 'c1' });
+  assert.match(comma.text, /near "FROM": syntax error at line 2, column 1/);
   const typo = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELEC 1' } }, { conversationId: 'c1' });
   assert.equal(typo.error?.code, 'SQL_ERROR');
   assert.match(typo.text, /cannot start with SELEC/);
