@@ -40,8 +40,8 @@ const wrapperPrefix = 'SELECT * FROM (\n';
 /**
  * PostgreSQL through `pg`. Every query runs in its own
  * `REPEATABLE READ READ ONLY` transaction with a `statement_timeout`, so the
- * server refuses writes and stops long statements itself; the session also
- * defaults to read-only. The rows query is wrapped with a LIMIT, and when the
+ * server refuses writes and stops long statements itself (no startup
+ * options are sent, so poolers such as PgBouncer work). The rows query is wrapped with a LIMIT, and when the
  * limit is hit a COUNT over the same statement in the same snapshot gives the
  * true total.
  */
@@ -63,7 +63,6 @@ export class PostgresSource implements SqlSource {
       connectionTimeoutMillis: this.connectTimeoutMs,
       idleTimeoutMillis: 30_000,
       allowExitOnIdle: true,
-      options: '-c default_transaction_read_only=on',
       application_name: 'spillway query_sql',
     });
     this.pool.on('error', (error) => options.logger?.warn({ err: error }, 'idle PostgreSQL connection failed'));

@@ -40,9 +40,17 @@ export function scanSql(sql: string): SqlScan {
       index = end + 2;
     } else if (char === "'" || char === '"' || char === '`' || char === '[') {
       const close = char === '[' ? ']' : char;
+      // PostgreSQL E'...' strings take backslash escapes (E'it\'s').
+      const previous = tokens[tokens.length - 1];
+      const backslashes = char === "'" && previous?.kind === 'word' && previous.text === 'E' && previous.offset + 1 === index;
       let end = index + 1;
       for (;;) {
-        end = sql.indexOf(close, end);
+        if (backslashes) {
+          while (end < length && sql[end] !== close) end += sql[end] === '\\' ? 2 : 1;
+          if (end >= length) end = -1;
+        } else {
+          end = sql.indexOf(close, end);
+        }
         if (end === -1) return { tokens, unterminated: { what: char === "'" ? 'string literal' : 'quoted identifier', offset: index } };
         if (close !== ']' && sql[end + 1] === close) {
           end += 2;

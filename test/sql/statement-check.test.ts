@@ -18,7 +18,7 @@ function code(run: () => unknown): string | undefined {
 
 test('the lexer never throws and its tokens lie inside the text, in order', () => {
   fc.assert(
-    fc.property(fc.string({ unit: fc.constantFrom(...'ab; \'"`[]$-/*()\n=1.'.split('')), maxLength: 60 }), (sql) => {
+    fc.property(fc.string({ unit: fc.constantFrom(...'abE; \'"`[]$-/*()\n=1.\\'.split('')), maxLength: 60 }), (sql) => {
       const { tokens } = scanSql(sql);
       let last = -1;
       for (const token of tokens) {
@@ -37,6 +37,8 @@ test('write words inside literals, quoted identifiers and comments do not refuse
     }),
   );
   assert.equal(code(() => checkReadOnlyStatement('SELECT $$ DELETE; $$ AS body', 'postgres')), undefined);
+  assert.equal(code(() => checkReadOnlyStatement("SELECT E'it\\'s; DROP TABLE x' AS quoted", 'postgres')), undefined);
+  assert.equal(code(() => checkReadOnlyStatement("SELECT 'a\\'; DROP TABLE x; --'", 'sqlite')), 'SQL_READ_ONLY');
   assert.equal(code(() => checkReadOnlyStatement('SELECT replace(note, \'a\', \'b\') FROM transactions', 'sqlite')), undefined);
 });
 
