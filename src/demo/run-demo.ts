@@ -162,20 +162,20 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
       });
 
       const argsPath = 'args/echo-case.json';
-      const argsContent = JSON.stringify({ caseId: 'FR-2026-0042', action: 'open review' }, null, 2);
+      const caseArguments = { caseId: 'FR-2026-0042', action: 'open review' };
       if (available.has('write_file')) {
         await call({
           name: 'Write an arguments file',
           tool: 'write_file',
           why: 'The model writes the small, judged part of the arguments once, as a file.',
-          args: { path: argsPath, content: argsContent },
+          args: { path: argsPath, content: caseArguments },
         });
       } else {
         print('');
         print(rule);
         print(`${steps.length + 1}. Write an arguments file`);
         print(`   (the write_file tool is not registered in this build yet; the walkthrough writes ${argsPath} itself)`);
-        await sandbox.writeFile(argsPath, `${argsContent}\n`, { folders: ['args'], overwrite: true });
+        await sandbox.writeFile(argsPath, `${JSON.stringify(caseArguments, null, 2)}\n`, { folders: ['args'], overwrite: true });
         steps.push({ name: 'Write an arguments file', tool: 'write_file', status: 'skipped', text: 'written by the walkthrough', argumentChars: 0, outputs: [] });
       }
 
