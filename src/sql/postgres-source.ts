@@ -114,7 +114,8 @@ export class PostgresSource implements SqlSource {
       await client.query('ROLLBACK');
       const notes: string[] = [];
       if (bigIntegers) notes.push('Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.');
-      if (names.some((_, index) => result.fields[index]?.dataTypeID === 20)) notes.push('bigint (int8) columns are given as decimal strings.');
+      const stringTyped = result.fields.filter((field) => field.dataTypeID === 20 || field.dataTypeID === 1700).map((field) => `"${field.name}"`);
+      if (stringTyped.length > 0) notes.push(`bigint and numeric values (${stringTyped.slice(0, 10).join(', ')}) are given as decimal strings, so no digit is lost.`);
       return toObjectRows({ columns: names, rows, total, blobColumns: [...blobColumns].map((index) => names[index] as string), notes });
     } catch (error) {
       if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));

@@ -42,24 +42,26 @@ export interface RawSqlResult {
   notes: string[];
 }
 
-/** Column names made unique (`id`, `id_2`) so rows can be objects without losing a column. */
+/** Column names made unique (`id`, `id_2`) so rows can be objects without losing a column; one note says which. */
 export function uniqueColumnNames(names: readonly string[], notes: string[]): string[] {
   const seen = new Map<string, number>();
   const used = new Set(names);
-  return names.map((name) => {
+  const renamed: string[] = [];
+  const unique = names.map((name) => {
     const count = (seen.get(name) ?? 0) + 1;
     seen.set(name, count);
     if (count === 1) return name;
     let candidate = `${name}_${count}`;
     while (used.has(candidate)) candidate = `${candidate}_`;
     used.add(candidate);
-    notes.push(`The result has more than one column named "${name}"; the ${ordinal(count)} is given as "${candidate}". Alias columns (AS) to choose names.`);
+    renamed.push(`"${name}" → "${candidate}"`);
     return candidate;
   });
-}
-
-function ordinal(count: number): string {
-  return count === 2 ? 'second' : count === 3 ? 'third' : `${count}th`;
+  if (renamed.length > 0) {
+    const shown = renamed.slice(0, 10).join(', ');
+    notes.push(`Repeated column names were renamed: ${shown}${renamed.length > 10 ? ` and ${renamed.length - 10} more` : ''}. Alias columns (AS) to choose names.`);
+  }
+  return unique;
 }
 
 /** Turns array rows into objects keyed by the (unique) column names. */

@@ -120,6 +120,11 @@ test('BLOB columns come back as base64 and the result says so', async (t) => {
   assert.deepEqual(value.binaryEncoding, { data: 'base64' });
   assert.ok(value.notes.some((note) => /"data" are given as base64/.test(note)));
   assert.ok(value.notes.some((note) => /decimal strings/.test(note)));
+
+  const repeated = await other.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT id, id, name, id FROM files' } }, { conversationId: 'c1' });
+  const renamed = repeated.value as { rows: Record<string, unknown>[]; notes: string[] };
+  assert.deepEqual(renamed.rows, [{ id: 1, id_2: 1, name: 'a.bin', id_3: 1 }]);
+  assert.deepEqual(renamed.notes, ['Repeated column names were renamed: "id" → "id_2", "id" → "id_3". Alias columns (AS) to choose names.']);
 });
 
 test('a configured SQLite file that is missing or corrupt gets a clear error and is never created or repaired', async (t) => {
