@@ -35,7 +35,8 @@ export async function openSqlSource(options: OpenSqlSourceOptions): Promise<SqlS
       return sqlite;
     }
     case 'postgres':
-      return new PostgresSource({ url: source.url, ...withLogger });
+      // A server that does not answer should fail a call no later than a slow query would.
+      return new PostgresSource({ url: source.url, connectTimeoutMs: Math.min(10_000, config.sql.timeoutMs), ...withLogger });
   }
 }
 

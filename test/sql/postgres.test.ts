@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { SpillwayError } from '../../src/errors.js';
@@ -86,7 +87,7 @@ test('PostgreSQL: every write form is refused (by the read-only transaction itse
 
 test('PostgreSQL: true total, row limit, bytea as base64, errors with positions, timeout', async (t) => {
   if (server === undefined) return t.skip(skipReason);
-  const env = await tempHost({ sql: { source: { type: 'postgres', url: server.url }, maxRows: 1000, timeoutMs: 500 } });
+  const env = await tempHost({ sql: { source: { type: 'postgres', url: server.url }, maxRows: 1000, timeoutMs: 2000 } });
   t.after(() => env.cleanup());
   const run = (sql: string) => env.host.execute({ name: 'query_sql', arguments: { sql } }, { conversationId: 'pg' });
 
@@ -115,7 +116,7 @@ test('PostgreSQL: true total, row limit, bytea as base64, errors with positions,
   assert.equal(error.error?.code, 'SQL_ERROR');
   assert.match(error.text, /PostgreSQL error \(42703\): column "nam" does not exist at line 2, column 3/);
 
-  const slow = await run('SELECT pg_sleep(5)');
+  const slow = await run('SELECT pg_sleep(30)');
   assert.equal(slow.error?.code, 'SQL_TIMEOUT');
   assert.match(slow.text, /PostgreSQL interrupted it/);
 });
@@ -129,4 +130,21 @@ test('a PostgreSQL URL that does not answer gives a clear error', async (t) => {
   assert.match(result.text, /PostgreSQL at postgres:\/\/reader:\*\*\*@127\.0\.0\.1:1\/shop did not accept a connection/);
   assert.match(result.text, /sql\.source\.url/);
   assert.doesNotMatch(result.text, /secret/);
+});
+
+test('a PostgreSQL server that accepts the connection but never answers fails the call after the timeout', async (t) => {
+  // A TCP listener that says nothing: the PostgreSQL startup handshake never completes.
+  const sockets = new Set<net.Socket>();
+  const silent = net.createServer((socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  });
+  const port = (silent.address() as net.AddressInfo).port;
+  const env = await tempHost({ sql: { source: { type: 'postgres', url: `postgres://reader@127.0.0.1:${port}/shop` }, timeoutMs: 800 } });
+  t.after(() => env.cleanup());
+  const result = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT 1' } }, { conversationId: 'pg' });
+  assert.equal(result.error?.code, 'SQL_SOURCE_UNAVAILABLE');
+  assert.match(result.text, new RegExp(`PostgreSQL at postgres://reader@127\\.0\\.0\\.1:${port}/shop did not accept a connection within 800 ms`));
 });
