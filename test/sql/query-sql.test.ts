@@ -167,3 +167,17 @@ test('the SQL source closes with the host: no query process outlives it', async 
   for (let attempt = 0; attempt < 50 && queryChildren().length > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.deepEqual(queryChildren(), []);
 });
+
+test('a configuration reload that names another database is followed by the next query', async (t) => {
+  const env = await tempHost({ demo: { rows: 300, seed: 2 } });
+  t.after(() => env.cleanup());
+  const first = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM transactions' } }, { conversationId: 'c1' });
+  assert.deepEqual((first.value as { rows: unknown[] }).rows, [{ n: 300 }]);
+  const file = path.join(env.dir, 'other.sqlite');
+  const db = new Database(file);
+  db.exec("CREATE TABLE transactions (id INTEGER); INSERT INTO transactions VALUES (1), (2)");
+  db.close();
+  env.host.updateConfig({ ...env.config, sql: { ...env.config.sql, source: { type: 'sqlite', file } } });
+  const second = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM transactions' } }, { conversationId: 'c1' });
+  assert.deepEqual((second.value as { rows: unknown[] }).rows, [{ n: 2 }]);
+});
