@@ -1,6 +1,7 @@
 import { SpillwayError } from '../errors.js';
 import { demoCommand, demoUsage } from './commands/demo.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
+import { upstreamsCommand, upstreamsUsage } from './commands/upstreams.js';
 import { processIo, type CliIo, type CommandHandler } from './output.js';
 
 interface Command {
@@ -13,6 +14,7 @@ interface Command {
 const commands = new Map<string, Command>([
   ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
   ['demo', { run: demoCommand, usage: demoUsage, summary: 'a scripted walkthrough against the embedded demo database (no model needed)' }],
+  ['upstreams', { run: upstreamsCommand, usage: upstreamsUsage, summary: 'connect to the configured upstream MCP servers and list their state and tools' }],
 ]);
 
 function usage(): string {

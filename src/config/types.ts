@@ -30,9 +30,9 @@ export interface Config {
   workers: { poolSize: number; maxQueue: number; taskTimeoutMs: number };
   records: { maxArgsBytes: number };
   retention: { days: number; cron: string; maxBytes: number; maxBytesPerConversation: number };
-  policy: { default: Decision; upstreamDefault: Decision; rules: Record<string, Decision> };
+  policy: { default: Decision; upstreamDefault: Decision; rules: Record<string, Decision>; approvalTimeoutMs: number };
   upstreams: Record<string, UpstreamConfig>;
-  upstream: { timeoutMs: number; reconnectMinMs: number; reconnectMaxMs: number };
+  upstream: { timeoutMs: number; reconnectMinMs: number; reconnectMaxMs: number; maxMessageBytes: number };
   script: {
     timeoutMs: number;
     memoryBytes: number;

@@ -12,7 +12,7 @@ import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
 import { ExecutionRecordStore } from './execution-record.js';
-import type { ApprovalHandler, Attachment, ExecuteContext, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
+import type { ApprovalHandler, ApprovalRequest, Attachment, ExecuteContext, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
 import { ArgumentValidator } from './validate-arguments.js';
 
 /** What `execute` returns: what the model reads plus machine-readable facts. */
@@ -44,6 +44,23 @@ export interface HostOptions {
   approve?: ApprovalHandler;
   /** Clock, injectable for tests. */
   now?: () => Date;
+}
+
+/** Filled by ToolContext.invoke: what a delegating call really ran. */
+interface Delegation {
+  executed?: NonNullable<ToolOutput['executed']>;
+}
+
+/** Everything a ToolContext is built from. */
+interface ToolScope {
+  callId: string;
+  /** The call as the model wrote it (the `calledAs` of a delegated approval). */
+  call: { tool: string; arguments: unknown };
+  context: ExecuteContext;
+  sandbox: ConversationSandbox;
+  log: Logger;
+  depth: number;
+  delegation: Delegation;
 }
 
 export interface HostEvents {
@@ -180,13 +197,16 @@ export class Host extends EventEmitter<HostEvents> {
 
     let output: ToolOutput | undefined;
     let failure: SpillwayError | undefined;
+    // A delegated call's expanded arguments, known even when the target then fails (for the record).
+    const delegation: Delegation = {};
     try {
-      output = await this.run(call, callId, context, sandbox, log);
+      output = await this.run(call, callId, context, sandbox, log, delegation);
     } catch (error) {
       failure = toSpillwayError(error, 'TOOL_FAILED');
     }
 
-    const executedTool = output?.executed?.tool ?? call.name;
+    const executed = output?.executed ?? delegation.executed;
+    const executedTool = executed?.tool ?? call.name;
     const unwrapped: Unwrapped =
       failure !== undefined
         ? { kind: 'text', text: failure.message, binaries: [] }
@@ -194,6 +214,8 @@ export class Host extends EventEmitter<HostEvents> {
           ? unwrapMcpResult(output.mcp)
           : unwrapValue(output?.value ?? '');
     const isError = failure !== undefined || output?.mcp?.isError === true;
+    // Let a large raw upstream result be collected once it is unwrapped, instead of holding it twice until the call ends.
+    if (output?.mcp !== undefined) output = { ...output, mcp: { content: [], isError } };
     if (isError && failure === undefined && output?.mcp !== undefined) {
       failure = new SpillwayError('UPSTREAM_ERROR', unwrapped.kind === 'text' ? unwrapped.text : JSON.stringify(unwrapped.value));
     }
@@ -222,7 +244,7 @@ export class Host extends EventEmitter<HostEvents> {
       ...(context.caller === undefined ? {} : { caller: context.caller }),
       tool: call.name,
       arguments: call.arguments ?? {},
-      ...(output?.executed === undefined ? {} : { executed: output.executed }),
+      ...(executed === undefined ? {} : { executed }),
       startedAt: started.toISOString(),
       durationMs: Math.round(durationMs * 1000) / 1000,
       outcome: isError ? 'error' : 'ok',
@@ -238,16 +260,17 @@ export class Host extends EventEmitter<HostEvents> {
     return result;
   }
 
-  private async run(call: ToolCall, callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger): Promise<ToolOutput> {
+  private async run(call: ToolCall, callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger, delegation: Delegation): Promise<ToolOutput> {
     const tool = this.requireTool(call.name);
     const args = call.arguments ?? {};
     this.validator.validate(tool.name, args);
     await this.authorizeCall(tool, args, context);
-    const toolContext = this.toolContext(callId, context, sandbox, log, 0);
+    const toolContext = this.toolContext({ callId, call: { tool: tool.name, arguments: args }, context, sandbox, log, depth: 0, delegation });
     return await tool.handler(args as Record<string, unknown>, toolContext);
   }
 
-  private toolContext(callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger, depth: number): ToolContext {
+  private toolContext(scope: ToolScope): ToolContext {
+    const { callId, context, sandbox, log, depth } = scope;
     return {
       conversationId: context.conversationId,
       callId,
@@ -262,10 +285,13 @@ export class Host extends EventEmitter<HostEvents> {
           throw new SpillwayError('DELEGATION_LOOP', 'A delegated tool may not delegate again; call the target tool directly.', { tool: name });
         }
         const target = this.requireTool(name);
+        const executed = { tool: name, arguments: args, ...(via.argsPath === undefined ? {} : { argsPath: via.argsPath }) };
+        scope.delegation.executed = executed;
         this.validator.validate(target.name, args, via.argsPath);
-        await this.authorizeCall(target, args, context);
-        const output = await target.handler(args as Record<string, unknown>, this.toolContext(callId, context, sandbox, log.child({ delegatedTo: name }), depth + 1));
-        return { ...output, executed: { tool: name, arguments: args, ...(via.argsPath === undefined ? {} : { argsPath: via.argsPath }) } };
+        await this.authorizeCall(target, args, context, { calledAs: scope.call, ...(via.sources === undefined ? {} : { sources: via.sources }) });
+        const inner = this.toolContext({ ...scope, log: log.child({ delegatedTo: name }), depth: depth + 1 });
+        const output = await target.handler(args as Record<string, unknown>, inner);
+        return { ...output, executed };
       },
     };
   }
@@ -278,11 +304,11 @@ export class Host extends EventEmitter<HostEvents> {
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });
   }
 
-  private async authorizeCall(tool: ToolDefinition, args: unknown, context: ExecuteContext): Promise<void> {
+  private async authorizeCall(tool: ToolDefinition, args: unknown, context: ExecuteContext, delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {}): Promise<void> {
     await authorize({
       policy: this.currentConfig.policy,
       tool,
-      request: { tool: tool.name, arguments: args, conversationId: context.conversationId },
+      request: { tool: tool.name, arguments: args, conversationId: context.conversationId, ...delegated },
       approvers: [context.approve, this.approve],
     });
   }

@@ -41,12 +41,22 @@ export interface ExecuteContext {
   approve?: ApprovalHandler;
 }
 
+/** Where part of a delegating call's expanded arguments came from, for the approval prompt. */
+export interface ArgumentSource {
+  /** JSON Pointer into the expanded arguments ("" = the whole object). */
+  pointer: string;
+  /** "args/issue.json", "results/0012-get_issue.jsonl#/3/body", or "overrides" (values the model wrote). */
+  from: string;
+}
+
 export interface ApprovalRequest {
   tool: string;
   /** The expanded arguments that will actually be sent. */
   arguments: unknown;
   /** The call as the model wrote it, when it differs (delegating calls). */
   calledAs?: { tool: string; arguments: unknown };
+  /** Delegating calls: which file (or the model's overrides) each part of `arguments` came from; the most specific pointer wins. */
+  sources?: ArgumentSource[];
   conversationId: string;
 }
 
@@ -67,7 +77,7 @@ export interface ToolContext {
    * arguments against its schema, applies permission and approval to them, runs
    * it and returns its raw output. Spill rules apply once, to the outer call.
    */
-  invoke(tool: string, args: unknown, via: { argsPath?: string }): Promise<ToolOutput>;
+  invoke(tool: string, args: unknown, via: { argsPath?: string; sources?: ArgumentSource[] }): Promise<ToolOutput>;
   /** Registered tool names (for "did you mean" hints). */
   toolNames(): string[];
 }

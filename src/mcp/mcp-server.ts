@@ -11,7 +11,7 @@ import { toSpillwayError } from '../errors.js';
 import type { ExecuteResult, Host } from '../host/host.js';
 import type { ApprovalHandler, ToolDefinition } from '../host/tool.js';
 import { isTextMimeType, listAttachments, mimeTypeFor, pathFromAttachmentUri } from '../outputs/attachments.js';
-import { describeApproval } from '../policy/describe-approval.js';
+import { elicitationApprover, type ElicitationApproverOptions } from '../policy/elicitation-approver.js';
 import { spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
 
 export interface McpSession {
@@ -49,7 +49,7 @@ export function createMcpServer(host: Host, session: McpSession): Server {
         conversationId: session.conversationId,
         ...(session.caller === undefined ? {} : { caller: session.caller }),
         signal: extra.signal,
-        ...approvalThroughElicitation(server),
+        ...approvalThroughElicitation(server, { timeoutMs: host.config.policy.approvalTimeoutMs, signal: extra.signal }),
       },
     );
     return toCallToolResult(result);
@@ -117,20 +117,8 @@ export function toCallToolResult(result: ExecuteResult): CallToolResult {
   return mcp;
 }
 
-/** An approval channel through MCP elicitation, when the connected client declared support for it. */
-function approvalThroughElicitation(server: Server): { approve?: ApprovalHandler } {
-  if (server.getClientCapabilities()?.elicitation === undefined) return {};
-  return {
-    approve: async (request) => {
-      const answer = await server.elicitInput({
-        message: describeApproval(request),
-        requestedSchema: {
-          type: 'object',
-          properties: { approve: { type: 'boolean', title: 'Run this call', description: 'Check to run the call as shown.' } },
-          required: ['approve'],
-        },
-      });
-      return answer.action === 'accept' && answer.content?.approve === true;
-    },
-  };
+/** An approval channel through MCP elicitation, when the connected client declared form elicitation (`elicitation: {}` counts). */
+function approvalThroughElicitation(server: Server, options: ElicitationApproverOptions): { approve?: ApprovalHandler } {
+  if (server.getClientCapabilities()?.elicitation?.form === undefined) return {};
+  return { approve: elicitationApprover(server, options) };
 }

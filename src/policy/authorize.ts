@@ -34,7 +34,8 @@ export async function authorize(input: AuthorizeInput): Promise<void> {
   if (approver === undefined) {
     throw new SpillwayError(
       'APPROVAL_UNAVAILABLE',
-      `The tool ${name} needs the user's approval, and this client cannot be asked (no elicitation support, no approval callback). It was not run; ask the user to approve it in the host's configuration (policy.rules).`,
+      `The tool ${name} needs the user's approval (policy "ask"), and this client cannot be asked: it did not declare MCP elicitation support and no approval callback is set. ` +
+        `It was not run. Tell the user; they can allow it in spillway's configuration (policy.rules: {"${name}": "allow"}) or use a client that supports elicitation.`,
       { tool: name },
     );
   }
@@ -42,9 +43,10 @@ export async function authorize(input: AuthorizeInput): Promise<void> {
   try {
     approved = await approver(input.request);
   } catch (error) {
-    throw new SpillwayError('APPROVAL_DECLINED', `Approval for ${name} failed: ${(error as Error).message}. The tool was not run.`, { tool: name });
+    if (SpillwayError.is(error)) throw error;
+    throw new SpillwayError('APPROVAL_DECLINED', `Approval for ${name} failed: ${(error as Error).message}. The tool was not run.`, { tool: name, reason: 'failed' });
   }
   if (!approved) {
-    throw new SpillwayError('APPROVAL_DECLINED', `The user declined the call to ${name}; it was not run. Ask the user what to change.`, { tool: name });
+    throw new SpillwayError('APPROVAL_DECLINED', `The user declined the call to ${name}; it was not run. Ask the user what to change.`, { tool: name, reason: 'declined' });
   }
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config/types.js';
 import { createHost } from '../host/create-host.js';
 import type { Host } from '../host/host.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { startUpstreams } from '../upstream/start-upstreams.js';
 
 export interface Runtime {
   config: Config;
@@ -27,6 +28,8 @@ export async function startRuntime(options: StartRuntimeOptions = {}): Promise<R
   const config = options.config ?? loadConfig({ file: options.configFile });
   const logger = options.logger ?? createLogger(config.log.level);
   const host = await createHost({ config, logger });
+  // Upstream MCP servers: connect now, keep serving (and retrying) when one fails.
+  await startUpstreams(host);
   return {
     config,
     host,

@@ -1,5 +1,6 @@
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
+import { callWithArgsFileTool } from './delegation/call-with-args-file.js';
 import { listFilesTool } from './reread/list-files.js';
 import { readFileTool } from './reread/read-file.js';
 import { searchFileTool } from './reread/search-file.js';
@@ -20,6 +21,7 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   // File building (export_table, build_document, attach_file, draw_table).
 
   // Delegation (call_with_args_file).
+  tools.push(callWithArgsFileTool);
 
   // Scripts (run_script, write_file).
 

@@ -1,0 +1,53 @@
+import type { Stream } from 'node:stream';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { UpstreamConfig } from '../config/types.js';
+import { StdioTransport } from './stdio-transport.js';
+
+export interface CreatedTransport {
+  transport: Transport;
+  kind: 'stdio' | 'http';
+  /** The child's stderr (stdio only), piped so it never lands on spillway's stdout and can be quoted in errors. */
+  stderr: Stream | null;
+  /** The child's pid once started (stdio only). */
+  pid(): number | null;
+}
+
+/**
+ * The client transport for one upstream entry: a child process spoken to over
+ * stdio (spillway's own line transport, see stdio-transport.ts), or the SDK's
+ * Streamable HTTP transport. A stdio child gets the SDK's safe
+ * default environment plus the entry's `env` (never spillway's whole
+ * environment, which may hold secrets meant for other upstreams).
+ */
+export function createTransport(entry: UpstreamConfig, maxMessageBytes: number): CreatedTransport {
+  if ('command' in entry) {
+    const transport = new StdioTransport({
+      command: entry.command,
+      args: entry.args ?? [],
+      env: { ...getDefaultEnvironment(), ...(entry.env ?? {}) },
+      ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
+      maxMessageBytes,
+    });
+    return { transport, kind: 'stdio', stderr: transport.stderr, pid: () => transport.pid };
+  }
+  const transport = new StreamableHTTPClientTransport(new URL(entry.url), {
+    requestInit: { headers: { ...(entry.headers ?? {}) } },
+  });
+  return { transport, kind: 'http', stderr: null, pid: () => null };
+}
+
+/** What to show for an upstream's target without leaking secrets (no env values, no headers, no URL credentials). */
+export function describeTarget(entry: UpstreamConfig): string {
+  if ('command' in entry) return [entry.command, ...(entry.args ?? [])].join(' ');
+  try {
+    const url = new URL(entry.url);
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    return url.toString();
+  } catch {
+    return entry.url;
+  }
+}
