@@ -28,6 +28,11 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** Read through a function: the signal can change between awaits, which narrowing does not see. */
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
 function cancelled(): SpillwayError {
   return new SpillwayError('SQL_TIMEOUT', 'The query was cancelled by the caller and interrupted.', { cancelled: true });
 }
@@ -106,13 +111,20 @@ export class PostgresSource implements SqlSource {
           ),
         ),
       );
-      let total = result.rows.length;
+      let total: number | null = result.rows.length;
+      const notes: string[] = [];
       if (limited && checked.wrappable) {
-        const counted = await this.run(client, { text: `SELECT count(*) AS total FROM (\n${checked.body}\n) AS spillway_query`, values: [], queryMode: 'extended' }, query, 'SELECT count(*) AS total FROM (\n'.length);
-        total = Number((counted.rows[0] as { total: string } | undefined)?.total ?? total);
+        try {
+          const counted = await this.run(client, { text: `SELECT count(*) AS total FROM (\n${checked.body}\n) AS spillway_query`, values: [], queryMode: 'extended' }, query, 'SELECT count(*) AS total FROM (\n'.length);
+          total = Number((counted.rows[0] as { total: string } | undefined)?.total ?? total);
+        } catch (error) {
+          // The rows are here; only the count ran out of time. Say so rather than lose the rows.
+          if (!SpillwayError.is(error) || error.code !== 'SQL_TIMEOUT' || isAborted(query.signal)) throw error;
+          total = null;
+          notes.push(`More rows match, but counting all of them took longer than ${formatCount(query.timeoutMs)} ms (sql.timeoutMs), so the total is unknown.`);
+        }
       }
       await client.query('ROLLBACK');
-      const notes: string[] = [];
       if (bigIntegers) notes.push('Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.');
       const stringTyped = result.fields.filter((field) => field.dataTypeID === 20 || field.dataTypeID === 1700).map((field) => `"${field.name}"`);
       if (stringTyped.length > 0) notes.push(`bigint and numeric values (${stringTyped.slice(0, 10).join(', ')}) are given as decimal strings, so no digit is lost.`);

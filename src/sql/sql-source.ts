@@ -13,8 +13,12 @@ export interface SqlResult {
   /** Column names in result order (duplicates renamed `name_2`, ...). */
   columns: string[];
   rows: Record<string, unknown>[];
-  /** Rows the whole query matches, counted by the database (not just those returned). */
-  total: number;
+  /**
+   * Rows the whole query matches, counted by the database (not just those
+   * returned); null when the rows came back but counting all of them did not
+   * finish within the timeout.
+   */
+  total: number | null;
   /** Columns that held binary values, given as base64 strings. */
   blobColumns: string[];
   /** Notes on value conversions (integers too large for JSON numbers, renamed duplicate columns). */
@@ -37,7 +41,8 @@ export interface SqlSource {
 export interface RawSqlResult {
   columns: string[];
   rows: unknown[][];
-  total: number;
+  /** null while unknown (SQLite counts on a second request; a count can run out of time). */
+  total: number | null;
   blobColumns: string[];
   notes: string[];
 }

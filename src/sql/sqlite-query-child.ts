@@ -17,13 +17,19 @@ import { checkReadOnlyStatement } from './statement-check.js';
 
 export type ChildRequest =
   | { type: 'open'; file: string }
-  | { type: 'query'; id: number; sql: string; maxRows: number; statementChecks: boolean };
+  | { type: 'query'; id: number; sql: string; maxRows: number; statementChecks: boolean }
+  /** After a result with countPending: count the whole match, in the same read transaction. */
+  | { type: 'count'; id: number };
 
 export type ChildResponse =
   | { type: 'opened' }
   | { type: 'open-failed'; error: SerializedError }
-  | { type: 'result'; id: number; result: RawSqlResult }
+  | { type: 'result'; id: number; result: RawSqlResult; countPending: boolean }
+  | { type: 'counted'; id: number; total: number }
   | { type: 'error'; id: number; error: SerializedError };
+
+/** The count still owed for the last result (its read transaction is still open). */
+let pendingCount: string | undefined;
 
 let db: Database.Database | undefined;
 
@@ -79,8 +85,13 @@ function locateSyntaxError(database: Database.Database, sql: string, message: st
   return undefined;
 }
 
-function query(request: Extract<ChildRequest, { type: 'query' }>): RawSqlResult {
+function query(request: Extract<ChildRequest, { type: 'query' }>): { result: RawSqlResult; countPending: boolean } {
   if (db === undefined) throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', 'The database is not open.');
+  if (pendingCount !== undefined) {
+    // The parent did not ask for the count it was offered: close that read transaction.
+    pendingCount = undefined;
+    db.exec('COMMIT');
+  }
   const checked = request.statementChecks ? checkReadOnlyStatement(request.sql, 'sqlite') : { body: request.sql, wrappable: false };
   let statement: Database.Statement;
   try {
@@ -105,9 +116,10 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): RawSqlResult 
   const blobColumns = new Set<number>();
   let bigIntegers = false;
   const rows: unknown[][] = [];
-  let total = 0;
+  let total: number | null = 0;
   let limited = false;
   db.exec('BEGIN');
+  let keepTransaction = false;
   const iterator = statement.iterate() as IterableIterator<unknown[]>;
   try {
     for (let step = iterator.next(); !step.done; step = iterator.next()) {
@@ -128,23 +140,38 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): RawSqlResult 
     total = rows.length;
     if (limited && !checked.wrappable) {
       // PRAGMA/EXPLAIN cannot sit in a subquery: count the rest as it comes.
-      total += 1;
-      while (!iterator.next().done) total += 1;
+      let counted = rows.length + 1;
+      while (!iterator.next().done) counted += 1;
+      total = counted;
     }
     iterator.return?.();
     if (limited && checked.wrappable) {
-      // The true total, counted by SQLite over the whole match in the same read transaction.
-      total = Number(db.prepare(`SELECT count(*) FROM (${checked.body}\n)`).pluck().get());
+      // The rows go back first; the count follows on request, in this same read
+      // transaction, so a count that outlasts the timeout costs the total, not the rows.
+      pendingCount = `SELECT count(*) FROM (${checked.body}\n)`;
+      keepTransaction = true;
+      total = null;
     }
   } catch (error) {
     throw SpillwayError.is(error) ? error : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
   } finally {
     iterator.return?.();
-    db.exec('COMMIT');
+    if (!keepTransaction) db.exec('COMMIT');
   }
   const notes: string[] = [];
   if (bigIntegers) notes.push('Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.');
-  return { columns, rows, total, blobColumns: [...blobColumns].map((index) => columns[index] as string), notes };
+  return { result: { columns, rows, total, blobColumns: [...blobColumns].map((index) => columns[index] as string), notes }, countPending: keepTransaction };
+}
+
+function count(): number {
+  if (db === undefined || pendingCount === undefined) throw new SpillwayError('INTERNAL', 'No count is pending.');
+  const sql = pendingCount;
+  pendingCount = undefined;
+  try {
+    return Number(db.prepare(sql).pluck().get());
+  } finally {
+    db.exec('COMMIT');
+  }
 }
 
 process.on('message', (message: ChildRequest) => {
@@ -153,7 +180,8 @@ process.on('message', (message: ChildRequest) => {
     return;
   }
   try {
-    send({ type: 'result', id: message.id, result: query(message) });
+    if (message.type === 'count') send({ type: 'counted', id: message.id, total: count() });
+    else send({ type: 'result', id: message.id, ...query(message) });
   } catch (error) {
     send({ type: 'error', id: message.id, error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
   }

@@ -25,7 +25,7 @@ export interface SqliteSourceOptions {
 class QueryChild {
   private readonly process: ChildProcess;
   private nextId = 1;
-  private pending: { id: number; resolve: (result: SqlResult) => void; reject: (error: Error) => void } | undefined;
+  private pending: { id: number; resolve: (message: ChildResponse) => void; reject: (error: Error) => void } | undefined;
   readonly ready: Promise<void>;
   exited = false;
 
@@ -69,16 +69,29 @@ class QueryChild {
     const pending = this.pending;
     if (pending === undefined || !('id' in message) || message.id !== pending.id) return;
     this.pending = undefined;
-    if (message.type === 'result') pending.resolve(toObjectRows(message.result));
-    else if (message.type === 'error') pending.reject(SpillwayError.fromJSON(message.error));
+    if (message.type === 'error') pending.reject(SpillwayError.fromJSON(message.error));
+    else pending.resolve(message);
   }
 
-  run(sql: string, maxRows: number, statementChecks: boolean): Promise<SqlResult> {
-    const id = this.nextId++;
-    return new Promise<SqlResult>((resolve, reject) => {
-      this.pending = { id, resolve, reject };
-      this.post({ type: 'query', id, sql, maxRows, statementChecks });
+  private request(message: Extract<ChildRequest, { id: number }>): Promise<ChildResponse> {
+    return new Promise<ChildResponse>((resolve, reject) => {
+      this.pending = { id: message.id, resolve, reject };
+      this.post(message);
     });
+  }
+
+  /** The rows; `countPending` when the limit was hit and the total is still to be counted. */
+  async run(sql: string, maxRows: number, statementChecks: boolean): Promise<{ result: SqlResult; countPending: boolean }> {
+    const answer = await this.request({ type: 'query', id: this.nextId++, sql, maxRows, statementChecks });
+    if (answer.type !== 'result') throw new SpillwayError('INTERNAL', `Unexpected answer from the SQLite query process: ${answer.type}`);
+    return { result: toObjectRows(answer.result), countPending: answer.countPending };
+  }
+
+  /** The total for the last result, counted over the whole match in its read transaction. */
+  async count(): Promise<number> {
+    const answer = await this.request({ type: 'count', id: this.nextId++ });
+    if (answer.type !== 'counted') throw new SpillwayError('INTERNAL', `Unexpected answer from the SQLite query process: ${answer.type}`);
+    return answer.total;
   }
 
   /** An idle child must not keep the host's process alive. */
@@ -93,7 +106,10 @@ class QueryChild {
   }
 
   kill(): void {
-    if (!this.exited) this.process.kill('SIGKILL');
+    if (this.exited) return;
+    this.process.kill('SIGKILL');
+    // Unusable from now on, even before its exit event arrives.
+    this.exited = true;
   }
 
   /** Closes the database and lets the child exit on its own. */
@@ -168,7 +184,17 @@ export class SqliteSource implements SqlSource {
         if (query.signal?.aborted === true) onAbort();
         else query.signal?.addEventListener('abort', onAbort, { once: true });
       });
-      const result = await Promise.race([child.run(query.sql, query.maxRows, this.statementChecks), interrupted]);
+      const { result, countPending } = await Promise.race([child.run(query.sql, query.maxRows, this.statementChecks), interrupted]);
+      if (countPending) {
+        try {
+          result.total = await Promise.race([child.count(), interrupted]);
+        } catch (error) {
+          // The rows are here; only the count ran out of time. Say so rather than lose the rows.
+          if (!SpillwayError.is(error) || error.code !== 'SQL_TIMEOUT' || error.details?.cancelled === true) throw error;
+          result.total = null;
+          result.notes.push(`More rows match, but counting all of them took longer than ${formatCount(query.timeoutMs)} ms (sql.timeoutMs), so the total is unknown.`);
+        }
+      }
       this.giveBack(child);
       return result;
     } catch (error) {

@@ -116,6 +116,10 @@ test('PostgreSQL: true total, row limit, bytea as base64, errors with positions,
   assert.equal(error.error?.code, 'SQL_ERROR');
   assert.match(error.text, /PostgreSQL error \(42703\): column "nam" does not exist at line 2, column 3/);
 
+  const endless = await run('WITH RECURSIVE counter(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM counter) SELECT x FROM counter');
+  assert.equal(endless.isError, false, endless.text);
+  assert.deepEqual([endless.spill?.envelope?.fields.total, endless.spill?.envelope?.fields.totalAtLeast, endless.spill?.rows], [null, 1001, 1000]);
+
   const slow = await run('SELECT pg_sleep(30)');
   assert.equal(slow.error?.code, 'SQL_TIMEOUT');
   assert.match(slow.text, /PostgreSQL interrupted it/);

@@ -181,3 +181,21 @@ test('a configuration reload that names another database is followed by the next
   const second = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM transactions' } }, { conversationId: 'c1' });
   assert.deepEqual((second.value as { rows: unknown[] }).rows, [{ n: 2 }]);
 });
+
+test('when the rows come back but counting them all outlasts the timeout, the rows are kept and the total is said to be unknown', async (t) => {
+  const env = await tempHost({ demo: { rows: 300, seed: 2 }, sql: { maxRows: 100, timeoutMs: 1500 } });
+  t.after(() => env.cleanup());
+  const endless = 'WITH RECURSIVE counter(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM counter) SELECT x FROM counter';
+  const result = await env.host.execute({ name: 'query_sql', arguments: { sql: endless } }, { conversationId: 'c1' });
+  assert.equal(result.isError, false, result.text);
+  const fields = result.spill?.envelope?.fields;
+  assert.equal(fields?.total, null);
+  assert.equal(fields?.totalAtLeast, 101);
+  assert.equal(fields?.returned, 100);
+  assert.equal(fields?.limited, true);
+  assert.match(String(fields?.summary), /counting them all took too long, so the total is unknown/);
+  assert.equal(result.spill?.rows, 100);
+  // The interrupted process is replaced: the next query works.
+  const next = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM transactions' } }, { conversationId: 'c1' });
+  assert.deepEqual((next.value as { rows: unknown[] }).rows, [{ n: 300 }]);
+});

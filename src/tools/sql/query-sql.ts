@@ -36,7 +36,7 @@ export function querySqlTool(options: { source: LazySqlSource; config: Config })
     description: [
       `Runs one read-only SQL statement (${dialect} dialect) against ${describeSource(options.config)}`,
       'Filter, join, group and sort in SQL: the file tools do not filter.',
-      'The result is {total, returned, limited, rows}: total is every row the query matches, counted by the database; at most sql.maxRows rows are returned.',
+      'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows are returned.',
       'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
       'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
     ].join(' '),
@@ -78,13 +78,16 @@ export function querySqlTool(options: { source: LazySqlSource; config: Config })
 /** The tool's value: counts and notes first (they stay in the spill metadata), rows last. */
 export function presentQueryResult(result: SqlResult, options: { label: string | undefined; maxRows: number }): Record<string, unknown> {
   const returned = result.rows.length;
-  const limited = returned < result.total;
-  const summary = limited
-    ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (sql.maxRows) is ${formatCount(options.maxRows)}. ` +
-      'The total is the database\'s own count. Narrow the query (WHERE), aggregate (GROUP BY) or page (ORDER BY … LIMIT/OFFSET) to see the rest.'
-    : returned === 0
-      ? 'The query matched no rows.'
-      : `${plural(returned, 'row')}, all returned.`;
+  const limited = result.total === null || returned < result.total;
+  const narrow = 'Narrow the query (WHERE), aggregate (GROUP BY) or page (ORDER BY … LIMIT/OFFSET) to see the rest.';
+  const summary =
+    result.total === null
+      ? `${formatCount(returned)} rows returned (the row limit, sql.maxRows); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
+      : limited
+        ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (sql.maxRows) is ${formatCount(options.maxRows)}. The total is the database's own count. ${narrow}`
+        : returned === 0
+          ? 'The query matched no rows.'
+          : `${plural(returned, 'row')}, all returned.`;
   const notes = [...result.notes];
   if (result.blobColumns.length > 0) {
     notes.push(`BLOB values in ${result.blobColumns.map((column) => JSON.stringify(column)).join(', ')} are given as base64 strings.`);
@@ -92,6 +95,7 @@ export function presentQueryResult(result: SqlResult, options: { label: string |
   const value: Record<string, unknown> = {};
   if (options.label !== undefined) value.label = options.label;
   value.total = result.total;
+  if (result.total === null) value.totalAtLeast = returned + 1;
   value.returned = returned;
   value.limited = limited;
   value.summary = summary;
