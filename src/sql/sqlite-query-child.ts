@@ -113,54 +113,53 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
   }
   statement.raw(true).safeIntegers(true);
   const columns = statement.columns().map((column) => column.name);
-  const blobColumns = new Set<number>();
-  let bigIntegers = false;
-  const rows: unknown[][] = [];
-  let total: number | null = 0;
-  let limited = false;
   db.exec('BEGIN');
-  let keepTransaction = false;
+  let countPending = false;
   const iterator = statement.iterate() as IterableIterator<unknown[]>;
   try {
-    for (let step = iterator.next(); !step.done; step = iterator.next()) {
-      if (rows.length === request.maxRows) {
-        limited = true;
-        break;
-      }
-      rows.push(
-        step.value.map((value, index) =>
-          jsonSafeValue(
-            value,
-            () => blobColumns.add(index),
-            () => (bigIntegers = true),
-          ),
-        ),
-      );
-    }
-    total = rows.length;
-    if (limited && !checked.wrappable) {
+    const page = readPage(iterator, request.maxRows);
+    let total: number | null = page.rows.length;
+    if (page.limited && !checked.wrappable) {
       // PRAGMA/EXPLAIN cannot sit in a subquery: count the rest as it comes.
-      let counted = rows.length + 1;
+      let counted = page.rows.length + 1;
       while (!iterator.next().done) counted += 1;
       total = counted;
-    }
-    iterator.return?.();
-    if (limited && checked.wrappable) {
+    } else if (page.limited) {
       // The rows go back first; the count follows on request, in this same read
       // transaction, so a count that outlasts the timeout costs the total, not the rows.
       pendingCount = `SELECT count(*) FROM (${checked.body}\n)`;
-      keepTransaction = true;
+      countPending = true;
       total = null;
     }
+    const notes = page.bigIntegers ? ['Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.'] : [];
+    const blobColumns = [...page.blobColumns].map((index) => columns[index] as string);
+    return { result: { columns, rows: page.rows, total, blobColumns, notes }, countPending };
   } catch (error) {
     throw SpillwayError.is(error) ? error : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
   } finally {
     iterator.return?.();
-    if (!keepTransaction) db.exec('COMMIT');
+    if (!countPending) db.exec('COMMIT');
   }
-  const notes: string[] = [];
-  if (bigIntegers) notes.push('Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.');
-  return { result: { columns, rows, total, blobColumns: [...blobColumns].map((index) => columns[index] as string), notes }, countPending: keepTransaction };
+}
+
+/** Up to maxRows rows as JSON-safe arrays, noting binary columns and oversized integers. */
+function readPage(iterator: IterableIterator<unknown[]>, maxRows: number): { rows: unknown[][]; limited: boolean; blobColumns: Set<number>; bigIntegers: boolean } {
+  const rows: unknown[][] = [];
+  const blobColumns = new Set<number>();
+  let bigIntegers = false;
+  for (let step = iterator.next(); !step.done; step = iterator.next()) {
+    if (rows.length === maxRows) return { rows, limited: true, blobColumns, bigIntegers };
+    rows.push(
+      step.value.map((value, index) =>
+        jsonSafeValue(
+          value,
+          () => blobColumns.add(index),
+          () => (bigIntegers = true),
+        ),
+      ),
+    );
+  }
+  return { rows, limited: false, blobColumns, bigIntegers };
 }
 
 function count(): number {
