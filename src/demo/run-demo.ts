@@ -110,7 +110,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
     };
 
     const query = await call({
-      name: 'Query 321 rows',
+      name: 'Query the fraudulent transactions of 200 or more (321 rows with the default seed)',
       tool: 'query_sql',
       why: 'The model asks the embedded demo database for every fraudulent transaction of 200 or more.',
       args: { sql: demoQuery, label: 'fraud of 200 or more' },
