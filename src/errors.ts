@@ -17,6 +17,7 @@ export const errorCodes = {
   PATH_TRAVERSAL: 'A ".." segment is refused.',
   PATH_NUL: 'The path contains a NUL byte.',
   PATH_BACKSLASH: 'Backslashes are refused; use "/" between folders.',
+  PATH_INVALID_UNICODE: 'The path holds a lone surrogate, which cannot name a file without being re-encoded.',
   PATH_TOO_LONG: 'The path is longer than allowed.',
   PATH_ESCAPES: 'The path resolves (through a symlink) outside the conversation folder.',
   PATH_NOT_FOUND: 'No file at that path.',

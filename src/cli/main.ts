@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors.js';
+import { cleanupCommand, cleanupUsage } from './commands/cleanup.js';
 import { demoCommand, demoUsage } from './commands/demo.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
 import { upstreamsCommand, upstreamsUsage } from './commands/upstreams.js';
@@ -15,6 +16,7 @@ const commands = new Map<string, Command>([
   ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
   ['demo', { run: demoCommand, usage: demoUsage, summary: 'a scripted walkthrough against the embedded demo database (no model needed)' }],
   ['upstreams', { run: upstreamsCommand, usage: upstreamsUsage, summary: 'connect to the configured upstream MCP servers and list their state and tools' }],
+  ['cleanup', { run: cleanupCommand, usage: cleanupUsage, summary: 'run the retention sweep once (--dry-run lists what would go)' }],
 ]);
 
 function usage(): string {

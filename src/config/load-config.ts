@@ -44,7 +44,8 @@ let compiled: ReturnType<Ajv['compile']> | undefined;
 
 function schemaValidator(): ReturnType<Ajv['compile']> {
   if (compiled === undefined) {
-    const ajv = new Ajv({ allErrors: true, strict: false });
+    // verbose: errors carry parentSchema, so an unknown key can list the allowed ones.
+    const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
     compiled = ajv.compile(readJsonFile(configSchemaFile) as object);
   }
   return compiled;

@@ -6,6 +6,7 @@ import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.
 import { silentLogger, type Logger } from '../log/logger.js';
 import { authorize } from '../policy/authorize.js';
 import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
+import { keepWithinQuota } from '../retention/disk-quota-guard.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
@@ -230,6 +231,8 @@ export class Host extends EventEmitter<HostEvents> {
       now: started,
       onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; returning the result without a path'),
     });
+    // Disk quota (retention.maxBytes*): evict the oldest non-output files if this spill passed a limit.
+    await keepWithinQuota({ root: this.sandbox, sandbox, retention: this.currentConfig.retention, written: [view.spill, ...view.files], logger: log });
 
     const durationMs = performance.now() - startedAt;
     const attachments = output?.attachments ?? [];

@@ -5,7 +5,8 @@ import type { JsonSchema } from './tool.js';
 
 /** Compiles tool input schemas once and reports every violation by JSON path. */
 export class ArgumentValidator {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  // verbose: errors carry parentSchema, so an unknown property can list the allowed ones.
+  private readonly ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
   private readonly compiled = new Map<string, ValidateFunction>();
 
   /**

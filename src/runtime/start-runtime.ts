@@ -3,7 +3,9 @@ import type { Config } from '../config/types.js';
 import { createHost } from '../host/create-host.js';
 import type { Host } from '../host/host.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { startRetention } from '../retention/start-retention.js';
 import { startUpstreams } from '../upstream/start-upstreams.js';
+import { startWatchers } from '../watch/start-watchers.js';
 
 export interface Runtime {
   config: Config;
@@ -30,6 +32,10 @@ export async function startRuntime(options: StartRuntimeOptions = {}): Promise<R
   const host = await createHost({ config, logger });
   // Upstream MCP servers: connect now, keep serving (and retrying) when one fails.
   await startUpstreams(host);
+  // Retention: the scheduled sweep (+ /healthz "retention"); watchers: outputs/ and the config file (hot reload).
+  const retention = startRetention(host);
+  const configFile = options.config === undefined ? (options.configFile ?? (process.env.SPILLWAY_CONFIG || undefined)) : undefined;
+  await startWatchers(host, { configFile, onConfigApplied: (next) => retention.applyConfig(next) });
   return {
     config,
     host,

@@ -15,6 +15,10 @@ export function checkRelativePath(input: unknown): string[] {
   if (input.includes('\0')) {
     throw new SpillwayError('PATH_NUL', `The path ${shown} contains a NUL byte, which is never allowed.`, { path: input });
   }
+  if (!input.isWellFormed()) {
+    // Node would re-encode a lone surrogate as U+FFFD, so the name checked would not be the name used.
+    throw new SpillwayError('PATH_INVALID_UNICODE', `The path ${shown} holds a lone UTF-16 surrogate; give the file name as well-formed text.`, { path: input });
+  }
   if (input.length > maxPathLength) {
     throw new SpillwayError('PATH_TOO_LONG', `The path is ${input.length} characters; at most ${maxPathLength} are allowed.`, {
       length: input.length,

@@ -44,8 +44,13 @@ export class ConversationSandbox {
     this.dir = path.join(realRoot, id);
   }
 
-  /** Creates the conversation folder and its sub-folders (idempotent). */
-  ensure(): Promise<void> {
+  /**
+   * Creates the conversation folder and its sub-folders (idempotent; done once
+   * per process unless `recheck`, e.g. after the retention sweep removed an
+   * empty folder).
+   */
+  ensure(options: { recheck?: boolean } = {}): Promise<void> {
+    if (options.recheck) this.ready = undefined;
     this.ready ??= (async () => {
       await mkdir(this.dir, { recursive: true });
       const info = await lstat(this.dir);
@@ -114,6 +119,8 @@ export class ConversationSandbox {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw this.escapes(String(input));
       if (code === 'EISDIR') throw notAFile(String(input), 'a folder');
+      // A socket cannot be opened (ENXIO); a device without a driver gives ENODEV.
+      if (code === 'ENXIO' || code === 'ENODEV') throw notAFile(String(input), 'not a regular file');
       throw await this.missing(String(input), resolved.relative.split('/'), error);
     }
     try {
@@ -159,23 +166,32 @@ export class ConversationSandbox {
     let dir = this.dir;
     for (const segment of parentSegments) {
       dir = path.join(dir, segment);
-      try {
-        const info = await lstat(dir);
-        if (info.isSymbolicLink()) {
-          const target = await realpath(dir);
-          this.assertInside(target, String(input));
-          dir = target;
-        } else if (!info.isDirectory()) {
-          throw notAFile(String(input), `"${segment}" is a file, not a folder`);
-        }
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        await mkdir(dir);
+      const info = await lstat(dir).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw this.fsFailure(String(input), error);
+      });
+      if (info === undefined) {
+        await mkdir(dir).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw this.fsFailure(String(input), error);
+        });
+      } else if (info.isSymbolicLink()) {
+        // A dangling or looping link, or one leading out, is refused rather than created through.
+        const target = await realpath(dir).catch((error: NodeJS.ErrnoException) => {
+          throw error.code === 'ENOENT' ? notAFile(String(input), `"${segment}" is a dangling symlink`) : this.fsFailure(String(input), error);
+        });
+        this.assertInside(target, String(input));
+        if (!(await stat(target)).isDirectory()) throw notAFile(String(input), `"${segment}" is a file, not a folder`);
+        dir = target;
+      } else if (!info.isDirectory()) {
+        throw notAFile(String(input), `"${segment}" is a file, not a folder`);
       }
     }
     const name = segments[segments.length - 1] as string;
     const absolute = path.join(dir, name);
-    const existing = await lstat(absolute).catch(() => undefined);
+    const existing = await lstat(absolute).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw this.fsFailure(String(input), error);
+    });
     if (existing !== undefined && !existing.isFile()) {
       throw notAFile(String(input), existing.isSymbolicLink() ? 'a symlink' : 'not a regular file');
     }
@@ -189,8 +205,27 @@ export class ConversationSandbox {
     options: PathRules & PublishOptions = {},
   ): Promise<ResolvedPath> {
     const target = await this.resolveForWrite(input, options);
-    const finalPath = await writeFileAtomic(target.absolute, data, options);
+    const finalPath = await writeFileAtomic(target.absolute, data, options).catch((error: unknown) => {
+      throw SpillwayError.is(error) ? error : this.fsFailure(String(input), error as NodeJS.ErrnoException);
+    });
     return { relative: this.relativeOf(finalPath), absolute: finalPath };
+  }
+
+  /** A filesystem failure as a coded error that names the path (never a bare errno). */
+  private fsFailure(input: string, error: NodeJS.ErrnoException): SpillwayError {
+    switch (error.code) {
+      case 'ELOOP':
+        return this.escapes(input);
+      case 'ENAMETOOLONG':
+        return new SpillwayError('PATH_TOO_LONG', `A name in the path ${JSON.stringify(input)} is too long for the filesystem; use shorter names.`, { path: input });
+      case 'ENOTDIR':
+      case 'EISDIR':
+        return notAFile(input, 'not usable as a file or folder here');
+      case 'ENOENT':
+        return new SpillwayError('PATH_NOT_FOUND', `No folder on the way to ${JSON.stringify(input)}.`, { path: input });
+      default:
+        return new SpillwayError('INTERNAL', `Cannot write ${JSON.stringify(input)}: ${error.code ?? error.message}.`, { path: input, errno: error.code });
+    }
   }
 
   private assertInside(real: string, input: string): void {

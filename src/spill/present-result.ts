@@ -1,5 +1,6 @@
 import type { ConversationSandbox } from '../sandbox/index.js';
 import { formatBytes, formatCount, plural } from '../util/format.js';
+import { elementSlices } from './element-slices.js';
 import { jsonPrefix } from './json-prefix.js';
 import { shortenError } from './shorten-error.js';
 import type { SpillRef } from './spill-ref.js';
@@ -52,7 +53,8 @@ export interface ModelView {
 interface Rendered {
   content: SpillContent;
   chars: number;
-  bytes: number;
+  /** Whether the full text fits in `budgetBytes` of UTF-8 (measured only when the length alone cannot tell). */
+  fits(budgetBytes: number): boolean;
   full(): string;
   cut(budgetBytes: number, spilled: boolean): string;
 }
@@ -65,7 +67,10 @@ interface Rendered {
  */
 export async function presentResult(input: PresentInput): Promise<ModelView> {
   const { result, settings, isError } = input;
-  const rendered = isError || result.kind === 'text' ? renderText(result.kind === 'text' ? result.text : JSON.stringify(result.value, null, 2)) : renderJson(result.value);
+  const rendered =
+    isError || result.kind === 'text'
+      ? renderText(result.kind === 'text' ? result.text : JSON.stringify(result.value, null, 2))
+      : renderJson(result.value, result.source);
 
   let spill: SpillRef | undefined;
   let spillError: string | undefined;
@@ -100,13 +105,17 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
   if (isError) {
     body = shortenError(rendered.full(), settings.errorHeadChars, settings.errorTailChars, spill?.path);
     truncated = body.length < rendered.chars;
-  } else if (rendered.bytes <= budgetBytes) {
+  } else if (rendered.fits(budgetBytes)) {
     body = rendered.full();
   } else {
     body = rendered.cut(budgetBytes, spill !== undefined);
     truncated = true;
   }
 
+  if (body.length === 0 && result.binaries.length === 0) {
+    // An empty string is easy to misread as "the call did nothing"; say it.
+    body = `[spillway] ${isError ? 'The tool failed without a message.' : 'The tool returned an empty result.'}`;
+  }
   const references = [spill, ...files].filter((ref): ref is SpillRef => ref !== undefined).map(describeReference);
   if (spillError !== undefined && settings.spill && rendered.chars > settings.thresholdChars) {
     references.push('[spillway] The full result could not be saved to a file, so no path is available; work from the text above.');
@@ -122,11 +131,19 @@ function utf8Length(text: string): number {
   return Buffer.byteLength(text);
 }
 
+/**
+ * UTF-8 never takes fewer bytes than UTF-16 code units, so a text longer than
+ * the budget in characters is over it in bytes without encoding 100 MB to know.
+ */
+function fitsUtf8(chars: number, budgetBytes: number, measure: () => number): boolean {
+  return chars <= budgetBytes && measure() <= budgetBytes;
+}
+
 function renderText(text: string): Rendered {
   return {
     content: { format: 'text', text },
     chars: text.length,
-    bytes: utf8Length(text),
+    fits: (budgetBytes) => fitsUtf8(text.length, budgetBytes, () => utf8Length(text)),
     full: () => text,
     cut(budgetBytes, spilled) {
       const totalLines = countLines(text);
@@ -140,35 +157,39 @@ function renderText(text: string): Rendered {
   };
 }
 
-function renderJson(value: unknown): Rendered {
+function renderJson(value: unknown, source?: string): Rendered {
   const table = detectTable(value);
   if (table !== undefined) {
     const tracker = new ColumnTracker();
-    const lines = table.rows.map((row) => {
+    // Rows that arrived as JSON text keep their own text (one line each); serializing
+    // every row again was the largest cost of a big spill.
+    const slices = source === undefined ? undefined : elementSlices(source, table.envelope?.rowsKey);
+    const reuse = slices !== undefined && slices.length === table.rows.length ? slices : undefined;
+    const lines = table.rows.map((row, index) => {
       tracker.add(row);
-      return JSON.stringify(row);
+      const slice = reuse?.[index];
+      return slice ?? JSON.stringify(row);
     });
-    let bytes = 2 + Math.max(0, lines.length - 1);
-    let chars = bytes;
-    for (const line of lines) {
-      chars += line.length;
-      bytes += utf8Length(line);
-    }
     let open = '[';
     let close = ']';
     if (table.envelope !== undefined) {
       const fields = JSON.stringify(table.envelope.fields);
       open = `${fields.length > 2 ? `${fields.slice(0, -1)},` : '{'}${JSON.stringify(table.envelope.rowsKey)}:[`;
       close = ']}';
-      chars += open.length + close.length - 2;
-      bytes += utf8Length(open) + utf8Length(close) - 2;
     }
+    let chars = open.length + close.length + Math.max(0, lines.length - 1);
+    for (const line of lines) chars += line.length;
+    const measureBytes = () => {
+      let bytes = utf8Length(open) + utf8Length(close) + Math.max(0, lines.length - 1);
+      for (const line of lines) bytes += utf8Length(line);
+      return bytes;
+    };
     const content: SpillContent = { format: 'jsonl', lines, columns: tracker.columns, columnTypes: tracker.columnTypes };
     if (table.envelope !== undefined) content.envelope = table.envelope;
     return {
       content,
       chars,
-      bytes,
+      fits: (budgetBytes) => fitsUtf8(chars, budgetBytes, measureBytes),
       full: () => open + lines.join(',') + close,
       cut(budgetBytes, spilled) {
         const sentenceBudget = 200;
@@ -183,7 +204,7 @@ function renderJson(value: unknown): Rendered {
   return {
     content: { format: 'json', text: JSON.stringify(value, null, 2) ?? 'null' },
     chars: text.length,
-    bytes: utf8Length(text),
+    fits: (budgetBytes) => fitsUtf8(text.length, budgetBytes, () => utf8Length(text)),
     full: () => text,
     cut(budgetBytes, spilled) {
       const prefix = jsonPrefix(value, Math.max(0, budgetBytes - 200), utf8Length);

@@ -58,7 +58,9 @@ export class ColumnTracker {
     for (const key of Object.keys(row)) {
       const seen = jsonType(row[key]);
       const known = this.types.get(key);
-      this.types.set(key, known === undefined ? seen : mergeTypes(known, seen));
+      // Set only on change: this runs once per cell of a table of any size.
+      if (known === undefined) this.types.set(key, seen);
+      else if (known !== seen && known !== 'mixed') this.types.set(key, mergeTypes(known, seen));
     }
   }
 

@@ -8,7 +8,8 @@ export interface BinaryPart {
 
 /** A tool result with transport wrappers removed: what the data really is. */
 export type Unwrapped =
-  | { kind: 'json'; value: unknown; binaries: BinaryPart[] }
+  /** `source`: the JSON text the value was parsed from, when it came as text (lets a table spill reuse it). */
+  | { kind: 'json'; value: unknown; binaries: BinaryPart[]; source?: string }
   | { kind: 'text'; text: string; binaries: BinaryPart[] };
 
 /**
@@ -67,7 +68,7 @@ export function unwrapValue(value: unknown): Unwrapped {
 function unwrapText(text: string, binaries: BinaryPart[]): Unwrapped {
   const parsed = tryParseJson(text);
   // Only containers count as "JSON inside text": a bare number or word stays text.
-  if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) return { kind: 'json', value: parsed.value, binaries };
+  if (parsed.ok && typeof parsed.value === 'object' && parsed.value !== null) return { kind: 'json', value: parsed.value, binaries, source: text };
   return { kind: 'text', text, binaries };
 }
 

@@ -1,7 +1,8 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { createPendingFile, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
 import { metadataSuffix } from '../sandbox/layout.js';
+import { ChunkWriter } from './chunk-writer.js';
 import type { SpillRef } from './spill-ref.js';
 import type { ColumnType } from './table.js';
 
@@ -22,7 +23,6 @@ export interface SpillTarget {
   suffix?: string;
 }
 
-const chunkChars = 1 << 20;
 const extensionsByMime: Record<string, string> = {
   'image/png': 'png',
   'image/jpeg': 'jpg',
@@ -48,46 +48,31 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   let sequence = await nextSequence(sandbox);
   const nameFor = (n: number) => path.join(dir, `${String(n).padStart(4, '0')}-${stem}.${extension}`);
 
-  let bytes = 0;
-  let replacedInvalidUnicode = false;
-  const pending = await createPendingFile(nameFor(sequence));
+  const pending = await createPendingFile(nameFor(sequence)).catch(async (error: NodeJS.ErrnoException) => {
+    // The retention sweep removes empty folders; make them again once rather than fail every later spill.
+    if (error.code !== 'ENOENT') throw error;
+    await sandbox.ensure({ recheck: true });
+    return createPendingFile(nameFor(sequence));
+  });
+  const writer = new ChunkWriter(pending.stream);
   let finalPath: string;
   try {
-    const write = async (chunk: string | Buffer) => {
-      if (typeof chunk === 'string' && !chunk.isWellFormed()) replacedInvalidUnicode = true;
-      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-      if (!pending.stream.write(chunk)) await onceDrainOrError(pending.stream);
-    };
     switch (content.format) {
-      case 'jsonl': {
-        let buffer = '';
+      case 'jsonl':
         for (const line of content.lines) {
-          buffer += `${line}\n`;
-          if (buffer.length >= chunkChars) {
-            await write(buffer);
-            buffer = '';
-          }
+          const wait = writer.writeString(line, true);
+          if (wait) await wait;
         }
-        if (buffer.length > 0) await write(buffer);
         break;
-      }
       case 'json':
       case 'text':
-      {
-        let start = 0;
-        while (start < content.text.length) {
-          let end = Math.min(start + chunkChars, content.text.length);
-          // Never split a surrogate pair across two writes.
-          if (end < content.text.length && isHighSurrogate(content.text.charCodeAt(end - 1))) end += 1;
-          await write(content.text.slice(start, end));
-          start = end;
-        }
+        await writer.writeString(content.text);
         break;
-      }
       case 'binary':
-        await write(content.data);
+        await writer.writeBytes(content.data);
         break;
     }
+    await writer.end();
     finalPath = await pending.commit({
       nextName: (attempt) => {
         sequence += attempt > 1 ? 1 : 0;
@@ -104,7 +89,7 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   const ref: SpillRef = {
     path: sandbox.relativeOf(finalPath),
     format: content.format,
-    bytes,
+    bytes: writer.bytes,
     tool: target.tool,
     callId: target.callId,
     createdAt: target.now.toISOString(),
@@ -117,8 +102,14 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
     if (content.envelope !== undefined) ref.envelope = content.envelope;
   }
   if (content.format === 'binary') ref.mimeType = content.mimeType;
-  if (replacedInvalidUnicode) ref.replacedInvalidUnicode = true;
-  await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(ref, null, 2)}\n`, { overwrite: true });
+  if (writer.replacedInvalidUnicode) ref.replacedInvalidUnicode = true;
+  try {
+    await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(ref, null, 2)}\n`, { overwrite: true });
+  } catch (error) {
+    // Without its metadata the call reports no path, so leave no file behind either.
+    await unlink(finalPath).catch(() => undefined);
+    throw error;
+  }
   return ref;
 }
 
@@ -142,23 +133,4 @@ async function nextSequence(sandbox: ConversationSandbox): Promise<number> {
 export function safeToolName(tool: string): string {
   const cleaned = tool.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+/, '');
   return (cleaned || 'tool').slice(0, 64);
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function onceDrainOrError(stream: NodeJS.WritableStream): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onDrain = () => {
-      stream.off('error', onError);
-      resolve();
-    };
-    const onError = (error: Error) => {
-      stream.off('drain', onDrain);
-      reject(error);
-    };
-    stream.once('drain', onDrain);
-    stream.once('error', onError);
-  });
 }

@@ -1,0 +1,81 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../config/load-config.js';
+import { SpillwayError } from '../../errors.js';
+import { createLogger } from '../../log/logger.js';
+import { dayMs, parseDuration } from '../../retention/parse-duration.js';
+import { sweepSandbox } from '../../retention/sweep.js';
+import { formatSweepReport } from '../../retention/sweep-report.js';
+import type { CliIo } from '../output.js';
+
+export const cleanupUsage = `spillway cleanup [--dry-run] [--older-than 7d|36h] [--root DIR] [--json] [--list] [--config FILE]
+
+Runs the retention sweep once: deletes files older than retention.days (or
+--older-than) in results/, errors/, args/ and scripts/ of every conversation,
+never in outputs/, then applies retention.maxBytes / maxBytesPerConversation.
+
+  --dry-run        list exactly what would be deleted; delete nothing
+  --older-than AGE a number with d, h or m: 7d, 36h, 90m (default retention.days)
+  --root DIR       the sandbox root (default sandbox.root); it must hold .spillway-sandbox
+  --json           print the report as one JSON line (for log pipelines)
+  --list           also list the deleted paths (always on with --dry-run)
+  --config FILE    configuration file (default SPILLWAY_CONFIG, then config/default.json)
+
+Exit status: 0 done; 1 could not run (no marker, root of /, bad config);
+2 bad options; 3 ran, but some files could not be deleted (see the report);
+75 another sweep holds the lock (try again later).`;
+
+export const exitLocked = 75;
+export const exitPartial = 3;
+
+export async function cleanupCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'dry-run': { type: 'boolean', default: false },
+      'older-than': { type: 'string' },
+      root: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      list: { type: 'boolean', default: false },
+      config: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  let olderThanMs: number | undefined;
+  if (values['older-than'] !== undefined) {
+    try {
+      olderThanMs = parseDuration(values['older-than']);
+    } catch (error) {
+      io.err(`spillway cleanup: --older-than: ${(error as Error).message}`);
+      return 2;
+    }
+  }
+  const config = loadConfig({ file: values.config });
+  const dryRun = values['dry-run'];
+  // Problems go to stderr as JSON log lines; the report itself is the command's output.
+  const logger = createLogger(config.log.level === 'silent' ? 'silent' : 'warn');
+  try {
+    const report = await sweepSandbox({
+      root: values.root ?? config.sandbox.root,
+      olderThanMs: olderThanMs ?? config.retention.days * dayMs,
+      dryRun,
+      quota: config.retention,
+      listPaths: dryRun || values.list,
+      logger,
+    });
+    if (values.json) io.out(JSON.stringify(report));
+    else {
+      if (report.paths !== undefined && report.paths.length > 0) io.out(report.paths.join('\n'));
+      io.out(formatSweepReport(report));
+    }
+    return report.errors.files > 0 ? exitPartial : 0;
+  } catch (error) {
+    if (SpillwayError.is(error) && error.code === 'RETENTION_LOCKED') {
+      io.err(`spillway cleanup: ${error.message}`);
+      return exitLocked;
+    }
+    throw error;
+  } finally {
+    logger.flush();
+  }
+}

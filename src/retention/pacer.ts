@@ -1,0 +1,25 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+/**
+ * Lets a long run of synchronous file-system calls share the event loop: the
+ * sweep calls `step()` after each call and awaits it; every `every` steps it
+ * yields one turn, so a server sweeping 100,000 files stalls requests for
+ * milliseconds at a time, never seconds.
+ *
+ * Why synchronous calls at all: measured here, lstat+unlink through the
+ * promise API ran 2-6× slower than the same calls made synchronously (each
+ * async call crosses libuv's 4-thread pool), and the sweep is measured
+ * against `find -delete`.
+ */
+export class Pacer {
+  private count = 0;
+
+  constructor(private readonly every = 256) {}
+
+  /** Resolves immediately except every `every` calls, when it yields a turn of the event loop. */
+  step(): Promise<void> | undefined {
+    this.count += 1;
+    if (this.count % this.every !== 0) return undefined;
+    return nextTurn().then(() => undefined);
+  }
+}

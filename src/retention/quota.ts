@@ -1,0 +1,107 @@
+import path from 'node:path';
+import type { Config } from '../config/types.js';
+import { metadataSuffix } from '../sandbox/index.js';
+import { recordExpired, type ExpiredEntry } from './expired-log.js';
+import { oldestFirst, type EvictableFile, type SandboxUsage } from './disk-usage.js';
+import { removeIfUnchanged, type ListedFile } from './remove-file.js';
+import { addTo, emptyTally, type SweepProblem, type Tally } from './sweep-report.js';
+
+/** retention.maxBytes and retention.maxBytesPerConversation; 0 means no limit. */
+export type QuotaLimits = Pick<Config['retention'], 'maxBytes' | 'maxBytesPerConversation'>;
+
+export function hasQuota(limits: QuotaLimits | undefined): limits is QuotaLimits {
+  return limits !== undefined && (limits.maxBytes > 0 || limits.maxBytesPerConversation > 0);
+}
+
+/**
+ * Chooses what to evict so the sandbox fits its quota: first, in each
+ * conversation over its own limit, its oldest files; then, while the whole
+ * sandbox is over its limit, the oldest files of any conversation. Only files
+ * in results/, errors/, args/ and scripts/ are ever chosen (outputs/ counts
+ * toward the size but is never evicted), and never a protected path (the
+ * spill just written). Returns the choice and the bytes left after it.
+ */
+export function chooseEvictions(usage: SandboxUsage, limits: QuotaLimits, protect: ReadonlySet<string> = new Set()): { files: EvictableFile[]; bytesAfter: number } {
+  const chosen: EvictableFile[] = [];
+  const taken = new Set<EvictableFile>();
+  let total = usage.bytes;
+  const allowed = (file: EvictableFile) => !protect.has(file.absolute) && !taken.has(file);
+  const take = (file: EvictableFile) => {
+    chosen.push(file);
+    taken.add(file);
+    total -= file.unitBytes;
+    return file.unitBytes;
+  };
+
+  if (limits.maxBytesPerConversation > 0) {
+    for (const conversation of usage.conversations.values()) {
+      let bytes = conversation.bytes;
+      for (const file of conversation.evictable) {
+        if (bytes <= limits.maxBytesPerConversation) break;
+        if (allowed(file)) bytes -= take(file);
+      }
+    }
+  }
+  if (limits.maxBytes > 0 && total > limits.maxBytes) {
+    const everyone = [...usage.conversations.values()].flatMap((conversation) => conversation.evictable).sort(oldestFirst);
+    for (const file of everyone) {
+      if (total <= limits.maxBytes) break;
+      if (allowed(file)) take(file);
+    }
+  }
+  return { files: chosen, bytesAfter: total };
+}
+
+export interface EvictionResult {
+  evicted: Tally;
+  skipped: Tally;
+  errors: Tally;
+  problems: SweepProblem[];
+  /** Removed paths relative to the sandbox root. */
+  removed: string[];
+}
+
+/**
+ * Removes the chosen files (each only if unchanged since it was measured) with
+ * their sidecars, and records them in each conversation's .expired.jsonl so a
+ * later read says the file was removed and how to get it again.
+ */
+export async function evictFiles(root: string, files: readonly EvictableFile[], options: { now: Date; expiredLogKeepMs: number }): Promise<EvictionResult> {
+  const result: EvictionResult = { evicted: emptyTally(), skipped: emptyTally(), errors: emptyTally(), problems: [], removed: [] };
+  const expired = new Map<string, ExpiredEntry[]>();
+  const expiredAt = options.now.toISOString();
+  for (const file of files) {
+    const parts: { listed: ListedFile; relative: string }[] = [{ listed: file, relative: file.relative }];
+    if (file.sidecar !== undefined) parts.push({ listed: file.sidecar, relative: `${file.relative}${metadataSuffix}` });
+    for (const [index, part] of parts.entries()) {
+      const outcome = removeIfUnchanged(part.listed);
+      if (outcome.outcome === 'removed') {
+        addTo(result.evicted, part.listed.size);
+        result.removed.push(`${file.conversationId}/${part.relative}`);
+        if (index === 0) {
+          const entries = expired.get(file.conversationId) ?? [];
+          entries.push({ path: part.relative, expiredAt });
+          expired.set(file.conversationId, entries);
+        }
+        continue;
+      }
+      if (outcome.outcome === 'failed') {
+        addTo(result.errors, part.listed.size);
+        result.problems.push({ path: `${file.conversationId}/${part.relative}`, code: outcome.code, message: outcome.message });
+      } else addTo(result.skipped, part.listed.size);
+      if (index === 0 && outcome.outcome !== 'vanished') {
+        // The data file stayed: keep its sidecar with it.
+        if (file.sidecar !== undefined) addTo(result.skipped, file.sidecar.size);
+        break;
+      }
+    }
+  }
+  for (const [id, entries] of expired) {
+    try {
+      recordExpired(path.join(root, id), entries, { now: options.now, keepMs: options.expiredLogKeepMs });
+    } catch (error) {
+      result.problems.push({ path: `${id}/.expired.jsonl`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: (error as Error).message });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,59 @@
+import type { Config } from '../config/types.js';
+import type { Host } from '../host/host.js';
+import { diskQuotaGuard } from './disk-quota-guard.js';
+import { dayMs } from './parse-duration.js';
+import { hasQuota } from './quota.js';
+import { sweepSandbox } from './sweep.js';
+import { SweepScheduler } from './sweep-scheduler.js';
+
+export interface RetentionService {
+  scheduler: SweepScheduler;
+  /** Applies a reloaded configuration (a new retention.cron reschedules; days and quota are read at each sweep). */
+  applyConfig(config: Config): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the scheduled sweep beside a serving host: node-cron on
+ * retention.cron, the last sweep reported at /healthz under "retention", and
+ * shutdown with the host (a sweep in progress is allowed to finish).
+ */
+export function startRetention(host: Host, options: { now?: () => Date } = {}): RetentionService {
+  const logger = host.logger.child({ component: 'retention' });
+  const quota = diskQuotaGuard(host.sandbox);
+  const scheduler = new SweepScheduler({
+    cron: host.config.retention.cron,
+    logger,
+    ...(options.now === undefined ? {} : { now: options.now }),
+    sweep: async () => {
+      const { retention } = host.config;
+      try {
+        return await sweepSandbox({
+          root: host.sandbox.root,
+          olderThanMs: retention.days * dayMs,
+          quota: retention,
+          logger,
+          ...(options.now === undefined ? {} : { now: options.now }),
+        });
+      } finally {
+        quota.forget();
+      }
+    },
+  });
+  scheduler.start();
+  if (hasQuota(host.config.retention)) quota.warm(logger);
+  host.setHealthSource('retention', () => ({ ...scheduler.health(), quota: { maxBytes: host.config.retention.maxBytes, maxBytesPerConversation: host.config.retention.maxBytesPerConversation, ...quota.stats() } }));
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    scheduler.stop();
+    await scheduler.whenIdle();
+  };
+  host.onClose(stop);
+  return {
+    scheduler,
+    applyConfig: (config) => scheduler.reschedule(config.retention.cron),
+    stop,
+  };
+}
