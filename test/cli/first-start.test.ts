@@ -35,7 +35,7 @@ test('spillway serve builds the demo database on first start and prints the URL,
   assert.ok(url, stdout);
   assert.match(stdout, new RegExp(`sandbox: +${path.join(dir, 'sandbox').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   assert.match(stdout, /query_sql: demo SQLite .*demo\.sqlite \(2,000 transactions, 80 accounts, built now in/);
-  assert.ok(stdout.includes(`connect:   claude mcp add --transport http spillway ${url}`));
+  assert.ok(stdout.includes(`connect: claude mcp add --transport http spillway ${url}`));
   assert.ok(existsSync(path.join(dir, 'data', 'demo.sqlite')));
   const health = (await (await fetch(url.replace('/mcp', '/healthz'))).json()) as { status: string };
   assert.equal(health.status, 'ok');

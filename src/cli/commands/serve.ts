@@ -62,11 +62,11 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   io.out(
     [
       `spillway is serving MCP (Streamable HTTP) at ${front.url}`,
-      `  sandbox:   ${host.sandbox.root}`,
+      `  sandbox: ${host.sandbox.root}`,
       `  query_sql: ${sqlSource}`,
-      `  health:    ${front.url.replace(config.server.path, '/healthz')}`,
-      `  connect:   claude mcp add --transport http spillway ${front.url}`,
-      `  inspect:   npx @modelcontextprotocol/inspector  (Transport: Streamable HTTP, URL: ${front.url})`,
+      `  health: ${front.url.replace(config.server.path, '/healthz')}`,
+      `  connect: claude mcp add --transport http spillway ${front.url}`,
+      `  inspect: npx @modelcontextprotocol/inspector  (Transport: Streamable HTTP, URL: ${front.url})`,
       '  more clients (Claude Desktop, stdio, SDK): docs/connect.md; try `spillway demo` for a walkthrough. Ctrl-C stops.',
     ].join('\n'),
   );
