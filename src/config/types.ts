@@ -19,7 +19,7 @@ export type SqlSource =
 export interface Config {
   sandbox: { root: string };
   data: { dir: string };
-  server: { host: string; port: number; path: string };
+  server: { host: string; port: number; path: string; sessionIdleMs: number };
   spill: { thresholdChars: number; tools: Record<string, SpillToolOverride> };
   inline: { maxTokens: number; bytesPerToken: number };
   errors: { headChars: number; tailChars: number };

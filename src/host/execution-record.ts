@@ -40,12 +40,18 @@ export class ExecutionRecordStore {
   constructor(
     readonly file: string,
     private readonly maxArgsBytes: number,
+    /** Told about a record that could not be written; a failing record never fails the call. */
+    private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
   append(record: ExecutionRecord): void {
-    const line: ExecutionRecord = { ...record, arguments: this.cap(record.arguments) };
-    if (record.executed !== undefined) line.executed = { ...record.executed, arguments: this.cap(record.executed.arguments) };
-    this.open().write(`${JSON.stringify(line)}\n`);
+    try {
+      const line: ExecutionRecord = { ...record, arguments: this.cap(record.arguments) };
+      if (record.executed !== undefined) line.executed = { ...record.executed, arguments: this.cap(record.executed.arguments) };
+      this.open().write(`${JSON.stringify(line)}\n`);
+    } catch (error) {
+      this.onError(error);
+    }
   }
 
   /** Flushes and closes the file. */
@@ -59,8 +65,13 @@ export class ExecutionRecordStore {
   private open(): WriteStream {
     if (this.stream === undefined) {
       mkdirSync(path.dirname(this.file), { recursive: true });
-      this.stream = createWriteStream(this.file, { flags: 'a' });
-      this.stream.on('error', () => undefined);
+      const stream = createWriteStream(this.file, { flags: 'a' });
+      stream.on('error', (error) => {
+        // Drop the broken stream so the next record tries the file again.
+        if (this.stream === stream) this.stream = undefined;
+        this.onError(error);
+      });
+      this.stream = stream;
     }
     return this.stream;
   }

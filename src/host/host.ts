@@ -92,7 +92,9 @@ export class Host extends EventEmitter<HostEvents> {
     this.logger = options.logger ?? silentLogger();
     this.approve = options.approve;
     this.now = options.now ?? (() => new Date());
-    this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes);
+    this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, (error) =>
+      this.logger.warn({ err: error }, 'execution record could not be written'),
+    );
   }
 
   get config(): Config {

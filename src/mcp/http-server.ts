@@ -13,6 +13,8 @@ export interface HttpFrontOptions {
   path: string;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
+  /** A session with no request (and no open stream) for this long is closed; its files stay. Default 6 hours. */
+  sessionIdleMs?: number;
 }
 
 export interface HttpFront {
@@ -26,6 +28,9 @@ export interface HttpFront {
 interface Session {
   transport: StreamableHTTPServerTransport;
   close(): Promise<void>;
+  lastSeen: number;
+  /** Requests (including open SSE streams) still being answered. */
+  active: number;
 }
 
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -38,6 +43,21 @@ const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
 export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
   const sessions = new Map<string, Session>();
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const sessionIdleMs = options.sessionIdleMs ?? 6 * 3_600_000;
+  // Clients that vanish without DELETE would otherwise keep their session objects forever.
+  const idleTimer = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (session.active > 0 || now - session.lastSeen < sessionIdleMs) continue;
+        sessions.delete(id);
+        host.logger.info({ conversationId: id, idleMs: now - session.lastSeen }, 'MCP session closed after being idle');
+        session.close().catch(() => undefined);
+      }
+    },
+    Math.max(50, Math.min(60_000, Math.floor(sessionIdleMs / 4))),
+  );
+  idleTimer.unref();
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -74,6 +94,12 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
         sendJson(response, 404, jsonRpcError('Unknown or expired session; start a new one with initialize', -32001));
         return;
       }
+      session.lastSeen = Date.now();
+      session.active += 1;
+      response.once('close', () => {
+        session.active -= 1;
+        session.lastSeen = Date.now();
+      });
       await session.transport.handleRequest(request, response, body);
       return;
     }
@@ -85,7 +111,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       sessionIdGenerator: () => randomUUID(),
       ...dnsRebindingProtection(options.host, boundPort()),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => mcp.close() });
+        sessions.set(id, { transport, close: () => mcp.close(), lastSeen: Date.now(), active: 0 });
         host.logger.info({ conversationId: id }, 'MCP session opened');
       },
     });
@@ -120,6 +146,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     server,
     sessionCount: () => sessions.size,
     async close() {
+      clearInterval(idleTimer);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => undefined)));
       sessions.clear();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,6 +1,6 @@
-import { readdir, unlink } from 'node:fs/promises';
+import { readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { createPendingFile, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
+import { createPendingFile, expiredLogName, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
 import { metadataSuffix } from '../sandbox/layout.js';
 import { ChunkWriter } from './chunk-writer.js';
 import type { SpillRef } from './spill-ref.js';
@@ -125,6 +125,9 @@ async function nextSequence(sandbox: ConversationSandbox): Promise<number> {
         if (match) last = Math.max(last, Number(match[1]));
       }
     }
+    // Swept files keep their numbers: a path in the model's history must never name a newer file.
+    const expired = await readFile(path.join(sandbox.dir, expiredLogName), 'utf8').catch(() => '');
+    for (const match of expired.matchAll(/"(?:results|errors)\/(\d+)-/g)) last = Math.max(last, Number(match[1]));
   }
   lastSequence.set(sandbox, last + 1);
   return last + 1;
