@@ -16,7 +16,8 @@ function find(dir: string): string[] {
 }
 
 const files = find(here)
-  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  // Match against the path below bench/, so a checkout folder named e.g. "exports" does not match every file.
+  .filter((file) => filters.length === 0 || filters.some((filter) => path.relative(here, file).includes(filter)))
   .sort();
 if (files.length === 0) {
   console.error(`no benchmark matches ${filters.join(', ')}`);

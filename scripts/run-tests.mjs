@@ -17,7 +17,8 @@ function find(dir) {
 }
 
 const files = find(root)
-  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
+  // Match below dist/test/, so a checkout folder name never matches every file.
+  .filter((file) => filter.length === 0 || filter.some((part) => path.relative(root, file).includes(part)))
   .sort();
 if (files.length === 0) {
   console.error(`no test files found under ${root}${filter.length ? ` matching ${filter.join(', ')}` : ''}`);

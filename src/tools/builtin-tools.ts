@@ -1,6 +1,7 @@
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
 import { callWithArgsFileTool } from './delegation/call-with-args-file.js';
+import { fileTools } from './files/file-tools.js';
 import { listFilesTool } from './reread/list-files.js';
 import { readFileTool } from './reread/read-file.js';
 import { searchFileTool } from './reread/search-file.js';
@@ -19,6 +20,7 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   tools.push(readFileTool, searchFileTool, listFilesTool);
 
   // File building (export_table, build_document, attach_file, draw_table).
+  tools.push(...fileTools(host));
 
   // Delegation (call_with_args_file).
   tools.push(callWithArgsFileTool);

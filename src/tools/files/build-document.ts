@@ -1,0 +1,102 @@
+import { SpillwayError } from '../../errors.js';
+import type { ToolDefinition } from '../../host/tool.js';
+import { describeAttachment } from '../../outputs/attachments.js';
+import { parseJsonSafely } from '../../util/safe-json.js';
+import { formatCount, plural } from '../../util/format.js';
+import { renameNote, reportColumns, selectionNotes, sizeText } from './describe-output.js';
+import { documentSpecSchema, normalizeDocumentSpec, type DocumentSpec } from './document-spec.js';
+import type { FileToolServices } from './file-tool-services.js';
+import { outputFilename } from './output-name.js';
+import type { DocumentResult, DocumentTask } from './worker-task.js';
+
+/** build_document: a DOCX or PPTX whose tables are read from spill paths by a worker. */
+export function buildDocumentTool(services: FileToolServices): ToolDefinition {
+  return {
+    name: 'build_document',
+    description: [
+      'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
+      'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]} and {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"?,"sort"?,"range"?}.',
+      'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
+      'DOCX tables repeat their header row on every page; PPTX tables are split over as many slides as needed, header on each.',
+      'A document holds at most 5,000 table rows in all (documents.maxTableRows): for bigger tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
+    ].join(' '),
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['format'],
+      properties: {
+        format: { enum: ['docx', 'pptx'] },
+        spec: { ...documentSpecSchema, description: 'The document, inline.' },
+        specPath: { type: 'string', minLength: 1, description: 'Sandbox path of a JSON file holding the spec, e.g. "args/report-spec.json".' },
+        filename: { type: 'string', minLength: 1, description: 'Plain file name for outputs/. Default: from the title.' },
+      },
+    },
+    spill: false,
+    annotations: { title: 'Build a document', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    async handler(args, context) {
+      const format = args.format as 'docx' | 'pptx';
+      const spec = await readSpec(args, context);
+      const filename = outputFilename({ requested: args.filename, sourcePath: defaultStem(spec.title), extension: format });
+      await context.sandbox.ensure();
+      const location = { root: services.sandboxRoot, conversationId: context.conversationId };
+      const task: DocumentTask = {
+        spec,
+        sources: { kind: 'sandbox', ...location },
+        output: { kind: 'sandbox', ...location, filename, onExisting: 'rename' },
+        maxTableRows: context.config.documents.maxTableRows,
+      };
+      const result = await services.runToOutput<DocumentResult>(format, task, context);
+      const attachment = describeAttachment(context.sandbox, result.path, result.bytes, result.rows);
+      const tableBlocks = spec.blocks.filter((block) => block.type === 'table');
+      const notes = [
+        ...renameNote(result.requestedName, attachment.path),
+        ...result.tables.flatMap((table, index) => {
+          const block = tableBlocks[index];
+          return block === undefined ? [] : selectionNotes({ source: table.source, selection: block.selection, stats: table.stats }).map((note) => `Table ${index + 1}: ${note}`);
+        }),
+        ...result.notes,
+      ];
+      const slides = result.slides === undefined ? '' : `, ${plural(result.slides, 'slide')}`;
+      context.logger.info({ format, tables: result.tables.length, rows: result.rows, bytes: result.bytes, output: attachment.path }, 'document built');
+      return {
+        value: {
+          message: `Built ${attachment.path} (${sizeText(result.bytes)}${slides}) with ${plural(result.tables.length, 'table')} holding ${formatCount(result.rows)} rows in all. The user gets it as a download; do not repeat its content in your answer.`,
+          path: attachment.path,
+          format,
+          bytes: result.bytes,
+          ...(result.slides === undefined ? {} : { slides: result.slides }),
+          tables: result.tables.map((table) => ({ source: table.source, rows: table.rows, columns: reportColumns(table.columns) })),
+          ...(notes.length > 0 ? { notes } : {}),
+        },
+        attachments: [attachment],
+      };
+    },
+  };
+}
+
+async function readSpec(args: Record<string, unknown>, context: Parameters<ToolDefinition['handler']>[1]): Promise<DocumentSpec> {
+  if ((args.spec === undefined) === (args.specPath === undefined)) {
+    throw new SpillwayError('INVALID_ARGUMENTS', 'Give the document either inline as spec or as specPath (a JSON file in the sandbox), not both and not neither.', {
+      field: 'spec',
+    });
+  }
+  if (args.spec !== undefined) return normalizeDocumentSpec(args.spec, '');
+  const { relative, data } = await context.sandbox.readFile(args.specPath, { maxBytes: context.config.args.maxBytes });
+  let parsed: unknown;
+  try {
+    parsed = parseJsonSafely(data.toString('utf8'));
+  } catch (error) {
+    throw new SpillwayError('INVALID_JSON', `The spec file ${relative} is not valid JSON (${(error as Error).message}); fix it (write_file) and call again.`, { path: relative });
+  }
+  return normalizeDocumentSpec(parsed, ` in ${relative}`);
+}
+
+/** A file name stem from the document title: letters, digits, spaces, ".", "_" and "-". */
+function defaultStem(title: string): string {
+  const stem = title
+    .replace(/[^\p{L}\p{N} ._-]+/gu, '-')
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s.-]+|[\s.-]+$/g, '')
+    .slice(0, 80);
+  return `${stem || 'document'}.x`;
+}

@@ -1,0 +1,101 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import JSZip from 'jszip';
+import type { ExecuteResult } from '../../src/host/host.js';
+import { tempHost, type TempHost } from '../helpers/temp-host.js';
+
+/** A temporary host whose spill threshold is 1 character, so even tiny test tables spill to JSONL. */
+export function filesHost(overrides: Record<string, unknown> = {}): Promise<TempHost> {
+  return tempHost({ spill: { thresholdChars: 1, tools: {} }, ...overrides });
+}
+
+let toolCounter = 0;
+
+/** Spills `rows` as a tool result in a conversation (through the real spill pipeline) and returns the spill path. */
+export async function spillRows(env: TempHost, rows: unknown[], conversationId = 'c1'): Promise<string> {
+  toolCounter += 1;
+  const tool = `rows_${toolCounter}`;
+  env.host.registerTool({ name: tool, description: tool, inputSchema: { type: 'object' }, handler: () => ({ value: rows }) });
+  const result = await env.host.execute({ name: tool, arguments: {} }, { conversationId });
+  if (result.spill?.format !== 'jsonl') throw new Error(`rows did not spill as JSONL: ${result.text.slice(0, 200)}`);
+  return result.spill.path;
+}
+
+export async function call(env: TempHost, name: string, args: Record<string, unknown>, conversationId = 'c1'): Promise<ExecuteResult> {
+  return env.host.execute({ name, arguments: args }, { conversationId });
+}
+
+/** A successful file tool result's value, or a thrown error with the tool's text. */
+export function ok(result: ExecuteResult): Record<string, unknown> & { path: string; rows?: number; notes?: string[] } {
+  if (result.isError) throw new Error(`expected success, got: ${result.text}`);
+  return result.value as Record<string, unknown> & { path: string; rows?: number; notes?: string[] };
+}
+
+export function outputPath(env: TempHost, relative: string, conversationId = 'c1'): string {
+  return path.join(env.sandboxRoot, conversationId, relative);
+}
+
+/** Parses a CSV output with csv-parse (an independent reader): an array of records of strings. */
+export async function readCsv(file: string): Promise<string[][]> {
+  return parse(await readFile(file), { bom: true, relax_column_count: false }) as string[][];
+}
+
+export async function zipText(file: string, entry: string): Promise<string> {
+  const zip = await JSZip.loadAsync(await readFile(file));
+  const member = zip.file(entry);
+  if (member === null) throw new Error(`${entry} missing from ${file}; entries: ${Object.keys(zip.files).join(', ')}`);
+  return member.async('string');
+}
+
+export async function zipEntries(file: string): Promise<string[]> {
+  const zip = await JSZip.loadAsync(await readFile(file));
+  return Object.keys(zip.files);
+}
+
+/** Unescapes the five XML entities (text extracted from OOXML). */
+export function xmlUnescape(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16))).replace(/&amp;/g, '&');
+}
+
+type Row = Record<string, unknown>;
+interface Spec {
+  columns?: string[];
+  sort?: { column: string; direction?: 'asc' | 'desc' }[];
+  range?: { start: number; count?: number };
+}
+
+/**
+ * The selection a test expects, computed independently of the code under test:
+ * a plain stable sort where numbers compare numerically, text by code units,
+ * and null/missing values always come last.
+ */
+export function expectedSelection(rows: Row[], spec: Spec): unknown[][] {
+  const columns = spec.columns ?? Object.keys(rows[0] ?? {});
+  const indexed = rows.map((row, index) => ({ row, index }));
+  const typeOrder = (value: unknown) => (typeof value === 'number' ? 0 : typeof value === 'string' ? 1 : typeof value === 'boolean' ? 2 : 3);
+  indexed.sort((a, b) => {
+    for (const key of spec.sort ?? []) {
+      const x = a.row[key.column] ?? null;
+      const y = b.row[key.column] ?? null;
+      if (x === null && y === null) continue;
+      if (x === null) return 1;
+      if (y === null) return -1;
+      let order = typeOrder(x) - typeOrder(y);
+      if (order === 0) order = typeof x === 'number' ? x - (y as number) : String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0;
+      if (order !== 0) return key.direction === 'desc' ? -order : order;
+    }
+    return a.index - b.index;
+  });
+  const start = spec.range?.start ?? 0;
+  const end = spec.range?.count === undefined ? undefined : start + spec.range.count;
+  return indexed.slice(start, end).map(({ row }) => columns.map((column) => (Object.hasOwn(row, column) ? (row[column] ?? null) : null)));
+}
+
+/** How a value appears in a CSV export: numbers as written by JS, text with the formula guard, JSON for nested values. */
+export function csvText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { parse } from 'csv-parse/sync';
+import { compareCells } from '../../src/tools/files/compare-cells.js';
+import { csvCell, csvLine, guardFormula } from '../../src/tools/files/csv-cells.js';
+import { csvFieldValue, CsvParser } from '../../src/tools/files/csv-parser.js';
+import { jsonArrayRows } from '../../src/tools/files/json-array-rows.js';
+import { jsonlRows } from '../../src/tools/files/jsonl-rows.js';
+
+/** Splits text into chunks at the given cut points, as a file read would. */
+async function* chunked(text: string, cuts: number[]): AsyncGenerator<string> {
+  let start = 0;
+  for (const cut of [...new Set(cuts.map((value) => value % (text.length + 1)))].sort((a, b) => a - b)) {
+    if (cut > start) yield text.slice(start, cut);
+    start = Math.max(start, cut);
+  }
+  if (start < text.length) yield text.slice(start);
+}
+
+async function collect(batches: AsyncIterable<Record<string, unknown>[]>): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for await (const batch of batches) rows.push(...batch);
+  return rows;
+}
+
+function parseCsv(text: string, cuts: number[]): string[][] {
+  const parser = new CsvParser('test.csv');
+  const records: string[][] = [];
+  let start = 0;
+  for (const cut of [...new Set(cuts.map((value) => value % (text.length + 1)))].sort((a, b) => a - b)) {
+    records.push(...parser.push(text.slice(start, Math.max(start, cut))).map((record) => record.fields));
+    start = Math.max(start, cut);
+  }
+  records.push(...parser.push(text.slice(start)).map((record) => record.fields));
+  records.push(...parser.end().map((record) => record.fields));
+  return records;
+}
+
+const cellText = fc.string({ unit: fc.constantFrom('a', 'b', ',', '"', '\n', '\r', ' ', '=', 'é', '日', '-', '\t') });
+
+test('CSV writer and reader agree with csv-parse on any text, wherever the chunks are cut (property)', () => {
+  fc.assert(
+    fc.property(fc.array(fc.array(cellText, { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 8 }), fc.array(fc.nat(400), { maxLength: 6 }), (records, cuts) => {
+      const text = records.map((record) => csvLine(record)).join('');
+      const expected = records.map((record) => record.map(guardFormula));
+      assert.deepEqual(parse(text, { relax_quotes: false }), expected);
+      assert.deepEqual(parseCsv(text, cuts), expected);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('CSV cells: numbers plain, formula-like text guarded, nested values as JSON', () => {
+  assert.equal(csvCell(-5), '-5');
+  assert.equal(csvCell(1e21), '1e+21');
+  assert.equal(csvCell('-5'), "'-5");
+  assert.equal(csvCell('=A1,B1'), `"'=A1,B1"`);
+  assert.equal(csvCell(null), '');
+  assert.equal(csvCell(false), 'false');
+  assert.equal(csvCell({ a: '"x"' }), '"{""a"":""\\""x\\""""}"');
+});
+
+test('CSV fields become numbers only when nothing is lost', () => {
+  assert.equal(csvFieldValue(''), null);
+  assert.equal(csvFieldValue('12'), 12);
+  assert.equal(csvFieldValue('-3.5e2'), -350);
+  assert.equal(csvFieldValue('007'), '007');
+  assert.equal(csvFieldValue('12345678901234567890'), '12345678901234567890');
+  assert.equal(csvFieldValue('1,000'), '1,000');
+  assert.equal(csvFieldValue('true'), 'true');
+  assert.equal(csvFieldValue(' 1'), ' 1');
+});
+
+const rowArbitrary = fc.dictionary(
+  fc.string({ minLength: 1, maxLength: 5 }).filter((key) => key !== '__proto__'),
+  fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 })),
+  { maxKeys: 4 },
+);
+
+test('JSON arrays stream element by element with the same rows as JSON.parse, wherever the chunks are cut (property)', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(rowArbitrary, { maxLength: 12 }), fc.array(fc.nat(2000), { maxLength: 8 }), fc.boolean(), async (rows, cuts, pretty) => {
+      const text = JSON.stringify(rows, null, pretty ? 2 : undefined);
+      assert.deepEqual(await collect(jsonArrayRows(chunked(text, cuts), 'x.json')), JSON.parse(text));
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test('JSONL rows stream line by line, CRLF and blank lines allowed, wherever the chunks are cut (property)', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(rowArbitrary, { maxLength: 12 }), fc.array(fc.nat(2000), { maxLength: 8 }), fc.constantFrom('\n', '\r\n'), async (rows, cuts, newline) => {
+      const text = rows.map((row) => JSON.stringify(row)).join(newline) + (rows.length > 0 ? newline : '');
+      assert.deepEqual(await collect(jsonlRows(chunked(text, cuts), 'x.jsonl')), JSON.parse(JSON.stringify(rows)));
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test('malformed JSON arrays are refused with the item they fail at', async () => {
+  const cases: [string, RegExp][] = [
+    ['[{"a":1},{"a":2}', /ends before the closing/],
+    ['[{"a":1}{"a":2}]', /comma is missing after item 1/],
+    ['[{"a":1},]', /comma before "]" after item 1/],
+    ['[{"a":1}] x', /more text after/],
+    ['[{"a":1},{"a":}]', /Item 2 of the array .* is not valid JSON/],
+    ['', /empty/],
+  ];
+  for (const [text, message] of cases) await assert.rejects(collect(jsonArrayRows(chunked(text, []), 'x.json')), message, text);
+});
+
+test('the sort order: numbers as numbers, text by code unit, empty values last in both directions (property: a total, antisymmetric order)', () => {
+  const values = [null, undefined, -1, 2, 10, 'a', 'B', '', true, false, { a: 1 }];
+  assert.deepEqual([...values].sort((a, b) => compareCells(a, b, false)), [-1, 2, 10, '', 'B', 'a', false, true, { a: 1 }, null, undefined]);
+  assert.deepEqual([...values].sort((a, b) => compareCells(a, b, true)), [{ a: 1 }, true, false, 'a', 'B', '', 10, 2, -1, null, undefined]);
+  const cell = fc.oneof(fc.constant(null), fc.integer(), fc.string({ maxLength: 3 }), fc.boolean());
+  fc.assert(
+    fc.property(cell, cell, fc.boolean(), (a, b, descending) => {
+      const forward = compareCells(a, b, descending);
+      const backward = compareCells(b, a, descending);
+      assert.equal(Math.sign(forward) + Math.sign(backward), 0);
+    }),
+  );
+});
+
+test('selectRows sorts like the reference for numbers, text, mixed values and several keys (property)', async () => {
+  const { selectRows } = await import('../../src/tools/files/select-rows.js');
+  const { expectedSelection } = await import('./helpers.js');
+  const value = fc.oneof(fc.constant(null), fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: -3, max: 3 }));
+  const text = fc.oneof(fc.constant(null), fc.constantFrom('a', 'B', 'b', '', 'aa'));
+  const row = fc.record({ n: value, t: text, m: fc.oneof(value, text, fc.boolean()) }, { requiredKeys: [] });
+  const key = fc.record({ column: fc.constantFrom('n', 't', 'm'), direction: fc.constantFrom('asc' as const, 'desc' as const) });
+  await fc.assert(
+    fc.asyncProperty(fc.array(row, { maxLength: 40 }), fc.array(key, { minLength: 1, maxLength: 2 }), fc.nat(10), async (rows, sort, start) => {
+      const source = {
+        name: 'x.jsonl',
+        format: 'jsonl' as const,
+        bytes: 0,
+        knownColumns: ['n', 't', 'm'],
+        knownRows: rows.length,
+        counter: { bytesRead: 0 },
+        close: async () => undefined,
+        batches: async function* () {
+          yield rows as Record<string, unknown>[];
+        },
+      };
+      const selected = await selectRows({ source, selection: { sort, range: { start } } });
+      const got: unknown[][] = [];
+      for await (const batch of selected.batches) got.push(...batch);
+      assert.deepEqual(got, expectedSelection(rows as Record<string, unknown>[], { columns: ['n', 't', 'm'], sort, range: { start } }));
+    }),
+    { numRuns: 300 },
+  );
+});
