@@ -1,6 +1,7 @@
 import { SpillwayError } from '../errors.js';
 import { exportCommand, exportUsage } from './commands/export.js';
 import { cleanupCommand, cleanupUsage } from './commands/cleanup.js';
+import { demoCommand, demoUsage } from './commands/demo.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
 import { upstreamsCommand, upstreamsUsage } from './commands/upstreams.js';
 import { processIo, type CliIo, type CommandHandler } from './output.js';
@@ -14,6 +15,7 @@ interface Command {
 /** The verbs of `spillway`. Each lives in cli/commands/<verb>.ts. */
 const commands = new Map<string, Command>([
   ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
+  ['demo', { run: demoCommand, usage: demoUsage, summary: 'a scripted walkthrough against the embedded demo database (no model needed)' }],
   ['export', { run: exportCommand, usage: exportUsage, summary: 'build a CSV/XLSX/DOCX/PPTX file from a JSONL, JSON or CSV table' }],
   ['upstreams', { run: upstreamsCommand, usage: upstreamsUsage, summary: 'connect to the configured upstream MCP servers and list their state and tools' }],
   ['cleanup', { run: cleanupCommand, usage: cleanupUsage, summary: 'run the retention sweep once (--dry-run lists what would go)' }],

@@ -6,6 +6,8 @@ import { listFilesTool } from './reread/list-files.js';
 import { readFileTool } from './reread/read-file.js';
 import { searchFileTool } from './reread/search-file.js';
 import { scriptTools } from './script/script-tools.js';
+import { LazySqlSource } from '../sql/open-sql-source.js';
+import { querySqlTool } from './sql/query-sql.js';
 
 /**
  * The tools every host offers, by capability. A capability that needs shared
@@ -27,8 +29,10 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   // Scripts (run_script, write_file).
   tools.push(...scriptTools(host));
 
-  // SQL (query_sql).
+  // SQL (query_sql). The source opens on the first query (the demo database is built then).
+  const sqlSource = new LazySqlSource(host.logger);
+  host.onClose(() => sqlSource.close());
+  tools.push(querySqlTool({ source: sqlSource, config: host.config }));
 
-  void host;
   return tools;
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { startHttpFront } from '../../mcp/http-server.js';
 import { newStdioConversationId, serveStdio } from '../../mcp/stdio-server.js';
 import { startRuntime } from '../../runtime/start-runtime.js';
+import { prepareSqlSourceAtStartup } from '../../sql/describe-at-startup.js';
 import type { CliIo } from '../output.js';
 
 export const serveUsage = `spillway serve [--stdio] [--config FILE] [--host HOST] [--port PORT] [--conversation ID]
@@ -23,6 +24,13 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   });
   const runtime = await startRuntime({ configFile: values.config });
   const { host, config } = runtime;
+  let sqlSource: string;
+  try {
+    sqlSource = prepareSqlSourceAtStartup({ config, logger: runtime.logger });
+  } catch (error) {
+    await runtime.stop();
+    throw error;
+  }
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -33,6 +41,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
 
   if (values.stdio) {
     const conversationId = values.conversation ?? newStdioConversationId();
+    // stdout is the transport here: the banner goes to stderr.
+    io.err(`spillway is serving MCP over stdio (conversation ${conversationId})\n  sandbox: ${host.sandbox.root}\n  query_sql: ${sqlSource}`);
     const { closed } = await serveStdio(host, conversationId);
     process.once('SIGINT', () => void stop('SIGINT'));
     process.once('SIGTERM', () => void stop('SIGTERM'));
@@ -53,9 +63,11 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     [
       `spillway is serving MCP (Streamable HTTP) at ${front.url}`,
       `  sandbox: ${host.sandbox.root}`,
-      `  health:  ${front.url.replace(config.server.path, '/healthz')}`,
+      `  query_sql: ${sqlSource}`,
+      `  health: ${front.url.replace(config.server.path, '/healthz')}`,
       `  connect: claude mcp add --transport http spillway ${front.url}`,
-      '  (stdio clients: spillway serve --stdio; Ctrl-C stops)',
+      `  inspect: npx @modelcontextprotocol/inspector  (Transport: Streamable HTTP, URL: ${front.url})`,
+      '  more clients (Claude Desktop, stdio, SDK): docs/connect.md; try `spillway demo` for a walkthrough. Ctrl-C stops.',
     ].join('\n'),
   );
   await new Promise<void>((resolve) => {

@@ -1,0 +1,266 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { SpillwayError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import { formatCount } from '../util/format.js';
+import type { ChildRequest, ChildResponse } from './sqlite-query-child.js';
+import { toObjectRows, type SqlQuery, type SqlResult, type SqlSource, type SqlSourceKind } from './sql-source.js';
+
+const childModule = fileURLToPath(new URL('./sqlite-query-child.js', import.meta.url));
+
+export interface SqliteSourceOptions {
+  file: string;
+  kind: Extract<SqlSourceKind, 'demo' | 'sqlite'>;
+  logger?: Logger;
+  /** Queries running at once; more wait their turn. Default 2. */
+  maxConcurrent?: number;
+  /**
+   * Tests only: skip the text checks so the database's own refusal can be
+   * shown on its own. The read-only connection and statement verdicts stay.
+   */
+  statementChecks?: boolean;
+}
+
+/** One child process with the database open read-only. */
+class QueryChild {
+  private readonly process: ChildProcess;
+  private nextId = 1;
+  private pending: { id: number; resolve: (message: ChildResponse) => void; reject: (error: Error) => void } | undefined;
+  readonly ready: Promise<void>;
+  exited = false;
+
+  constructor(file: string, onExit: (child: QueryChild) => void) {
+    this.process = fork(childModule, [], {
+      // Never inherit --test or inspector flags from the parent; never write to its stdout (the MCP stdio transport).
+      execArgv: [],
+      // JSON, not 'advanced': the child already made every value JSON-safe, and V8's serializer measured slower for row arrays.
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    this.ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (message: ChildResponse) => {
+        if (message.type === 'opened') resolve();
+        else if (message.type === 'open-failed') reject(SpillwayError.fromJSON(message.error));
+        else this.settle(message);
+      };
+      this.process.on('message', onMessage);
+      this.process.once('exit', (code, signal) => {
+        this.exited = true;
+        const error = new SpillwayError('SQL_SOURCE_UNAVAILABLE', `The SQLite query process stopped (${signal ?? `exit code ${code}`}); run the query again.`, {
+          exitCode: code,
+          signal,
+        });
+        reject(error);
+        this.pending?.reject(error);
+        this.pending = undefined;
+        onExit(this);
+      });
+      this.process.once('error', (error) => reject(new SpillwayError('SQL_SOURCE_UNAVAILABLE', `Cannot start the SQLite query process: ${error.message}`)));
+    });
+    this.ready.catch(() => undefined);
+    this.post({ type: 'open', file });
+  }
+
+  private post(message: ChildRequest): void {
+    this.process.send(message);
+  }
+
+  private settle(message: ChildResponse): void {
+    const pending = this.pending;
+    if (pending === undefined || !('id' in message) || message.id !== pending.id) return;
+    this.pending = undefined;
+    if (message.type === 'error') pending.reject(SpillwayError.fromJSON(message.error));
+    else pending.resolve(message);
+  }
+
+  private request(message: Extract<ChildRequest, { id: number }>): Promise<ChildResponse> {
+    return new Promise<ChildResponse>((resolve, reject) => {
+      this.pending = { id: message.id, resolve, reject };
+      this.post(message);
+    });
+  }
+
+  /** The rows; `countPending` when the limit was hit and the total is still to be counted. */
+  async run(sql: string, maxRows: number, statementChecks: boolean): Promise<{ result: SqlResult; countPending: boolean }> {
+    const answer = await this.request({ type: 'query', id: this.nextId++, sql, maxRows, statementChecks });
+    if (answer.type !== 'result') throw new SpillwayError('INTERNAL', `Unexpected answer from the SQLite query process: ${answer.type}`);
+    return { result: toObjectRows(answer.result), countPending: answer.countPending };
+  }
+
+  /** The total for the last result, counted over the whole match in its read transaction. */
+  async count(): Promise<number> {
+    const answer = await this.request({ type: 'count', id: this.nextId++ });
+    if (answer.type !== 'counted') throw new SpillwayError('INTERNAL', `Unexpected answer from the SQLite query process: ${answer.type}`);
+    return answer.total;
+  }
+
+  /** An idle child must not keep the host's process alive. */
+  setIdle(idle: boolean): void {
+    if (idle) {
+      this.process.unref();
+      this.process.channel?.unref();
+    } else {
+      this.process.ref();
+      this.process.channel?.ref();
+    }
+  }
+
+  kill(): void {
+    if (this.exited) return;
+    this.process.kill('SIGKILL');
+    // Unusable from now on, even before its exit event arrives.
+    this.exited = true;
+  }
+
+  /** Closes the database and lets the child exit on its own. */
+  release(): void {
+    if (!this.exited && this.process.connected) this.process.disconnect();
+  }
+}
+
+/**
+ * A SQLite database read through child processes that open it read-only.
+ * One idle child is kept warm; a query that passes the timeout (or whose
+ * call is cancelled) has its child killed, which interrupts SQLite at once.
+ */
+export class SqliteSource implements SqlSource {
+  readonly kind: Extract<SqlSourceKind, 'demo' | 'sqlite'>;
+  readonly dialect = 'SQLite' as const;
+  readonly description: string;
+  private readonly file: string;
+  private readonly logger: Logger | undefined;
+  private readonly maxConcurrent: number;
+  private readonly statementChecks: boolean;
+  private idle: QueryChild | undefined;
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly live = new Set<QueryChild>();
+  private closed = false;
+
+  constructor(options: SqliteSourceOptions) {
+    this.file = options.file;
+    this.kind = options.kind;
+    this.logger = options.logger;
+    this.maxConcurrent = options.maxConcurrent ?? 2;
+    this.statementChecks = options.statementChecks ?? true;
+    this.description = `${options.kind === 'demo' ? 'demo SQLite database' : 'SQLite database'} ${options.file} (read-only)`;
+  }
+
+  /** Opens the database once, so a missing or damaged file is reported before the first query. */
+  async check(): Promise<void> {
+    const child = this.takeChild();
+    try {
+      await child.ready;
+      this.giveBack(child);
+    } catch (error) {
+      child.kill();
+      throw error;
+    }
+  }
+
+  async query(query: SqlQuery): Promise<SqlResult> {
+    if (this.closed) throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', 'The SQL source is closed (the host is shutting down).');
+    await this.turn(query.signal);
+    const child = this.takeChild();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      await child.ready;
+      const interrupted = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill();
+          reject(
+            new SpillwayError(
+              'SQL_TIMEOUT',
+              `The query ran longer than ${formatCount(query.timeoutMs)} ms (sql.timeoutMs) and was interrupted. Narrow it (a WHERE on indexed columns such as id, ts, account_id or label; fewer joins; an aggregate) and run it again.`,
+              { timeoutMs: query.timeoutMs },
+            ),
+          );
+        }, query.timeoutMs);
+        onAbort = () => {
+          child.kill();
+          reject(new SpillwayError('SQL_TIMEOUT', 'The query was cancelled by the caller and interrupted.', { cancelled: true }));
+        };
+        if (query.signal?.aborted === true) onAbort();
+        else query.signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      const { result, countPending } = await Promise.race([child.run(query.sql, query.maxRows, this.statementChecks), interrupted]);
+      if (countPending) {
+        try {
+          result.total = await Promise.race([child.count(), interrupted]);
+        } catch (error) {
+          // The rows are here; only the count ran out of time. Say so rather than lose the rows.
+          if (!SpillwayError.is(error) || error.code !== 'SQL_TIMEOUT' || error.details?.cancelled === true) throw error;
+          result.total = null;
+          result.notes.push(`More rows match, but counting all of them took longer than ${formatCount(query.timeoutMs)} ms (sql.timeoutMs), so the total is unknown.`);
+        }
+      }
+      this.giveBack(child);
+      return result;
+    } catch (error) {
+      if (!SpillwayError.is(error) || error.code === 'SQL_TIMEOUT' || error.code === 'SQL_SOURCE_UNAVAILABLE') child.kill();
+      else this.giveBack(child);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      if (onAbort !== undefined) query.signal?.removeEventListener('abort', onAbort);
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const child of this.live) child.kill();
+    this.live.clear();
+    this.idle = undefined;
+  }
+
+  private takeChild(): QueryChild {
+    const idle = this.idle;
+    this.idle = undefined;
+    if (idle !== undefined && !idle.exited) {
+      idle.setIdle(false);
+      return idle;
+    }
+    const child = new QueryChild(this.file, (gone) => {
+      this.live.delete(gone);
+      if (this.idle === gone) this.idle = undefined;
+    });
+    this.live.add(child);
+    this.logger?.debug({ file: this.file }, 'started a SQLite query process');
+    return child;
+  }
+
+  private giveBack(child: QueryChild): void {
+    if (child.exited) return;
+    if (this.closed || this.idle !== undefined) {
+      child.release();
+      this.live.delete(child);
+      return;
+    }
+    child.setIdle(true);
+    this.idle = child;
+  }
+
+  private async turn(signal: AbortSignal | undefined): Promise<void> {
+    if (this.running < this.maxConcurrent) {
+      this.running += 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const start = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.running += 1;
+        resolve();
+      };
+      const onAbort = () => {
+        const index = this.waiting.indexOf(start);
+        if (index !== -1) this.waiting.splice(index, 1);
+        reject(new SpillwayError('SQL_TIMEOUT', 'The query was cancelled while waiting for a free query slot.', { cancelled: true }));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(start);
+    });
+  }
+}

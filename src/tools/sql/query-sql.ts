@@ -1,0 +1,107 @@
+import type { Config } from '../../config/types.js';
+import type { ToolDefinition } from '../../host/tool.js';
+import type { LazySqlSource } from '../../sql/open-sql-source.js';
+import type { SqlResult } from '../../sql/sql-source.js';
+import { formatCount, plural } from '../../util/format.js';
+
+const demoTables = [
+  'Tables: transactions(id, ts ISO-8601 text, account_id, merchant, category, country, amount real, currency, channel, label "fraud"|"genuine", note text or null)',
+  'and accounts(account_id, name, country, opened, risk_score).',
+].join(' ');
+
+function describeSource(config: Config): string {
+  switch (config.sql.source.type) {
+    case 'demo':
+      return `the embedded demo SQLite database. ${demoTables}`;
+    case 'sqlite':
+      return 'a SQLite database (query sqlite_schema to see its tables).';
+    case 'postgres':
+      return 'a PostgreSQL database (query information_schema.tables to see its tables).';
+  }
+}
+
+/**
+ * query_sql: one read-only statement against the configured source. The
+ * result is a table (an object whose `rows` member holds the rows), so it
+ * spills by the usual rules; `total`, `returned` and `limited` travel beside
+ * the rows and in the spill's metadata.
+ *
+ * @example
+ * // {"sql": "SELECT country, count(*) AS n FROM transactions WHERE label = 'fraud' GROUP BY country", "label": "fraud by country"}
+ */
+export function querySqlTool(options: { source: LazySqlSource; config: Config }): ToolDefinition {
+  const dialect = options.config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite';
+  return {
+    name: 'query_sql',
+    description: [
+      `Runs one read-only SQL statement (${dialect} dialect) against ${describeSource(options.config)}`,
+      'Filter, join, group and sort in SQL: the file tools do not filter.',
+      'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows are returned.',
+      'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
+      'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
+    ].join(' '),
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['sql'],
+      properties: {
+        sql: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 100_000,
+          description: 'One SELECT (or WITH … SELECT) statement. No trailing second statement.',
+        },
+        label: {
+          type: 'string',
+          maxLength: 200,
+          description: 'A short name for what the result is (e.g. "fraud by country"); kept with the result and its file.',
+        },
+      },
+    },
+    annotations: { title: 'Query SQL (read-only)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: options.config.sql.source.type === 'postgres' },
+    async handler(args, context) {
+      const sql = args.sql as string;
+      const label = typeof args.label === 'string' && args.label.length > 0 ? args.label : undefined;
+      const { maxRows, timeoutMs } = context.config.sql;
+      const source = await options.source.get(context.config);
+      const started = performance.now();
+      const result = await source.query({ sql, maxRows, timeoutMs, signal: context.signal });
+      context.logger.info(
+        { source: source.kind, total: result.total, returned: result.rows.length, ms: Math.round(performance.now() - started) },
+        'query_sql ran',
+      );
+      return { value: presentQueryResult(result, { label, maxRows }) };
+    },
+  };
+}
+
+/** The tool's value: counts and notes first (they stay in the spill metadata), rows last. */
+export function presentQueryResult(result: SqlResult, options: { label: string | undefined; maxRows: number }): Record<string, unknown> {
+  const returned = result.rows.length;
+  const limited = result.total === null || returned < result.total;
+  const narrow = 'Narrow the query (WHERE), aggregate (GROUP BY) or page (ORDER BY … LIMIT/OFFSET) to see the rest.';
+  const summary =
+    result.total === null
+      ? `${formatCount(returned)} rows returned (the row limit, sql.maxRows); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
+      : limited
+        ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (sql.maxRows) is ${formatCount(options.maxRows)}. The total is the database's own count. ${narrow}`
+        : returned === 0
+          ? 'The query matched no rows.'
+          : `${plural(returned, 'row')}, all returned.`;
+  const notes = [...result.notes];
+  if (result.blobColumns.length > 0) {
+    notes.push(`BLOB values in ${result.blobColumns.map((column) => JSON.stringify(column)).join(', ')} are given as base64 strings.`);
+  }
+  const value: Record<string, unknown> = {};
+  if (options.label !== undefined) value.label = options.label;
+  value.total = result.total;
+  if (result.total === null) value.totalAtLeast = returned + 1;
+  value.returned = returned;
+  value.limited = limited;
+  value.summary = summary;
+  if (notes.length > 0) value.notes = notes;
+  if (result.blobColumns.length > 0) value.binaryEncoding = Object.fromEntries(result.blobColumns.map((column) => [column, 'base64']));
+  if (returned === 0) value.columns = result.columns;
+  value.rows = result.rows;
+  return value;
+}
