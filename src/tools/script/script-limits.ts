@@ -3,16 +3,10 @@ import { SpillwayError } from '../../errors.js';
 import { formatBytes, formatCount } from '../../util/format.js';
 
 /** The limits of one run, from `config.script` plus `args.maxBytes` for arguments files. */
-export interface ScriptLimits {
-  timeoutMs: number;
-  memoryBytes: number;
-  stackBytes: number;
-  maxReadBytes: number;
-  maxWriteBytes: number;
-  maxOutputChars: number;
+export type ScriptLimits = Config['script'] & {
   /** Cap of one file written under args/ (what call_with_args_file will accept). */
   argsMaxBytes: number;
-}
+};
 
 export type LimitName = keyof ScriptLimits;
 
