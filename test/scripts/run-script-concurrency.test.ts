@@ -44,6 +44,16 @@ test('closing the host stops a running script', async () => {
   assert.equal(result.isError, true);
 });
 
+test('closing the host while the script worker is still starting settles the call and the close', async () => {
+  const env = await tempHost({ script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  const running = runScript(env.host, 'while (true) {}');
+  // No wait: the worker thread is still loading QuickJS when the host closes.
+  await new Promise((resolve) => setImmediate(resolve));
+  await env.cleanup();
+  const result = await running;
+  assert.equal(result.isError, true);
+});
+
 test('a cancelled call stops its script, and the next call works', async (t) => {
   const env = await tempHost({ script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
   t.after(() => env.cleanup());

@@ -178,19 +178,27 @@ export class ScriptWorkerSlot {
   }
 
   async terminate(): Promise<void> {
-    this.setIdle(true);
+    this.clearIdleTimer();
     this.abortCurrent?.(new SpillwayError('TOOL_FAILED', 'The host is shutting down; the script was stopped.'));
     if (this.exited) return;
     this.exited = true;
+    // Hold the event loop until the thread is gone: the exit of an unref'd worker
+    // (a parked one, or one still starting) may never be delivered, which would
+    // leave this promise, and the host's close, pending forever.
+    this.worker.ref();
     await this.worker.terminate().catch(() => undefined);
     this.port.close();
   }
 
-  private setIdle(idle: boolean): void {
+  private clearIdleTimer(): void {
     if (this.idleTimer !== undefined) {
       clearTimeout(this.idleTimer);
       this.idleTimer = undefined;
     }
+  }
+
+  private setIdle(idle: boolean): void {
+    this.clearIdleTimer();
     if (idle) {
       this.worker.unref();
       this.port.unref();
