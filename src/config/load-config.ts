@@ -5,6 +5,7 @@ import cron from 'node-cron';
 import { SpillwayError } from '../errors.js';
 import { parseJsonSafely } from '../util/safe-json.js';
 import { describeAjvError } from '../util/schema-errors.js';
+import { isJsonObject } from '../util/is-json-object.js';
 import { packageRoot } from './package-root.js';
 import type { Config } from './types.js';
 
@@ -107,37 +108,34 @@ function readJsonFile(file: string): unknown {
 
 type Json = Record<string, unknown>;
 
-function isPlainObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Objects merge key by key; arrays and scalars from `top` replace. */
 export function deepMerge(base: unknown, top: unknown): Json {
-  if (!isPlainObject(base) || !isPlainObject(top)) return (isPlainObject(top) ? top : base) as Json;
+  if (!isJsonObject(base) || !isJsonObject(top)) return (isJsonObject(top) ? top : base) as Json;
   const result: Json = { ...base };
   for (const [key, value] of Object.entries(top)) {
-    result[key] = isPlainObject(value) && isPlainObject(result[key]) ? deepMerge(result[key], value) : value;
+    result[key] = isJsonObject(value) && isJsonObject(result[key]) ? deepMerge(result[key], value) : value;
   }
   return result;
 }
 
 /** Makes the path-valued keys of one layer absolute against that layer's folder. */
 function resolvePaths(layer: unknown, baseDir: string): Json {
-  if (!isPlainObject(layer)) {
+  if (!isJsonObject(layer)) {
     throw new SpillwayError('CONFIG_INVALID', 'Invalid configuration: the top level must be a JSON object', {
       errors: ['(top level): must be object'],
     });
   }
   const at = (value: unknown): unknown => (typeof value === 'string' && value.length > 0 ? path.resolve(baseDir, value) : value);
   const sandbox = layer.sandbox;
-  if (isPlainObject(sandbox)) sandbox.root = at(sandbox.root);
+  if (isJsonObject(sandbox)) sandbox.root = at(sandbox.root);
   const data = layer.data;
-  if (isPlainObject(data)) data.dir = at(data.dir);
+  if (isJsonObject(data)) data.dir = at(data.dir);
   const sql = layer.sql;
-  if (isPlainObject(sql) && isPlainObject(sql.source) && sql.source.type === 'sqlite') sql.source.file = at(sql.source.file);
+  if (isJsonObject(sql) && isJsonObject(sql.source) && sql.source.type === 'sqlite') sql.source.file = at(sql.source.file);
   const upstreams = layer.upstreams;
-  if (isPlainObject(upstreams)) {
-    for (const entry of Object.values(upstreams)) if (isPlainObject(entry) && 'cwd' in entry) entry.cwd = at(entry.cwd);
+  if (isJsonObject(upstreams)) {
+    for (const entry of Object.values(upstreams)) if (isJsonObject(entry) && 'cwd' in entry) entry.cwd = at(entry.cwd);
   }
   return layer;
 }

@@ -1,4 +1,5 @@
 /** Detection of table-shaped JSON and the facts a spill reports about its columns. */
+import { isJsonObject } from '../util/is-json-object.js';
 
 export type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'object' | 'array' | 'mixed';
 
@@ -8,12 +9,9 @@ export interface TableShape {
   envelope?: { rowsKey: string; fields: Record<string, unknown> };
 }
 
-export function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isRowArray(value: unknown): value is Record<string, unknown>[] {
-  return Array.isArray(value) && value.length > 0 && value.every(isPlainRecord);
+  return Array.isArray(value) && value.length > 0 && value.every(isJsonObject);
 }
 
 /**
@@ -23,7 +21,7 @@ function isRowArray(value: unknown): value is Record<string, unknown>[] {
  */
 export function detectTable(value: unknown, maxEnvelopeChars = 10_000): TableShape | undefined {
   if (isRowArray(value)) return { rows: value };
-  if (!isPlainRecord(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const rowKeys = Object.keys(value).filter((key) => isRowArray(value[key]));
   if (rowKeys.length !== 1) return undefined;
   const rowsKey = rowKeys[0] as string;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { isJsonObject, mergeOverrides } from '../../src/tools/delegation/deep-merge.js';
+import { mergeOverrides } from '../../src/tools/delegation/deep-merge.js';
+import { isJsonObject } from '../../src/util/is-json-object.js';
 import { formatJsonPointer, lookupJsonPointer, parseJsonPointer } from '../../src/tools/delegation/json-pointer.js';
 
 const plain = { isLeaf: () => false, place: async (value: unknown) => value };

@@ -1,7 +1,4 @@
-/** A JSON object (not an array, not null). */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject } from '../../util/is-json-object.js';
 
 export interface MergeOptions {
   /** Turns one override leaf into the value to place (resolves file references). `pointer` is where it lands. */

@@ -2,7 +2,8 @@ import { SpillwayError } from '../../errors.js';
 import type { ArgumentSource } from '../../host/tool.js';
 import type { ConversationSandbox } from '../../sandbox/index.js';
 import { formatBytes } from '../../util/format.js';
-import { isJsonObject, mergeOverrides, setMember } from './deep-merge.js';
+import { isJsonObject } from '../../util/is-json-object.js';
+import { mergeOverrides, setMember } from './deep-merge.js';
 import { asFileReference, FileReferenceResolver } from './file-references.js';
 import { formatJsonPointer } from './json-pointer.js';
 

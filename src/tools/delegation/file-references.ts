@@ -3,7 +3,7 @@ import type { ConversationSandbox, OpenedFile } from '../../sandbox/index.js';
 import { formatBytes } from '../../util/format.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
 import { looksBinary, readLines } from '../reread/read-lines.js';
-import { isJsonObject } from './deep-merge.js';
+import { isJsonObject } from '../../util/is-json-object.js';
 import { formatJsonPointer, lookupJsonPointer, parseJsonPointer } from './json-pointer.js';
 
 /** `{"$file": path}` or `{"$file": path, "$pointer": "/0/body"}` inside overrides. */

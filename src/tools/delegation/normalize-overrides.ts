@@ -1,6 +1,6 @@
 import { SpillwayError } from '../../errors.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
-import { isJsonObject } from './deep-merge.js';
+import { isJsonObject } from '../../util/is-json-object.js';
 
 /**
  * The `overrides` argument as a fresh object, or undefined when absent. Models

@@ -4,7 +4,8 @@ import { metadataSuffix } from '../../sandbox/layout.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 import { formatBytes, formatCount } from '../../util/format.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
-import { isJsonObject, setMember } from './deep-merge.js';
+import { isJsonObject } from '../../util/is-json-object.js';
+import { setMember } from './deep-merge.js';
 
 export interface ArgsFile {
   /** The path as the model should see it (relative to the conversation folder). */

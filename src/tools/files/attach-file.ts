@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { createPendingFile, metadataSuffix } from '../../sandbox/index.js';
-import { isPlainRecord } from '../../spill/table.js';
+import { isJsonObject } from '../../util/is-json-object.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
 import { renameNote, sizeText } from './describe-output.js';
 import { outputFilename } from './output-name.js';
@@ -74,7 +74,7 @@ async function spillRows(sandbox: Parameters<ToolDefinition['handler']>[1]['sand
   try {
     const { data } = await sandbox.readFile(relative + metadataSuffix, { maxBytes: 1024 * 1024 });
     const meta = parseJsonSafely(data.toString('utf8'));
-    if (isPlainRecord(meta) && meta.path === relative && meta.bytes === bytes && typeof meta.rows === 'number') return meta.rows;
+    if (isJsonObject(meta) && meta.path === relative && meta.bytes === bytes && typeof meta.rows === 'number') return meta.rows;
   } catch {
     // No metadata (not a spill, or removed): the card simply has no row count.
   }

@@ -1,5 +1,5 @@
 import { SpillwayError } from '../../errors.js';
-import { isPlainRecord } from '../../spill/table.js';
+import { isJsonObject } from '../../util/is-json-object.js';
 import { normalizeSelection, selectionSchema, type Selection } from './selection.js';
 
 /** A document block after validation; table blocks carry a normalised selection. */
@@ -54,7 +54,7 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
   const fail = (where: string, what: string): never => {
     throw new SpillwayError('INVALID_ARGUMENTS', `The document spec${origin} is invalid: ${where} ${what}.`, { field: where });
   };
-  if (!isPlainRecord(input)) fail('$', 'must be an object {"title", "blocks": [...]}');
+  if (!isJsonObject(input)) fail('$', 'must be an object {"title", "blocks": [...]}');
   const spec = input as Record<string, unknown>;
   for (const key of Object.keys(spec)) if (!['title', 'subtitle', 'blocks'].includes(key)) fail(`$.${key}`, 'is not a spec property (allowed: title, subtitle, blocks)');
   const text = (value: unknown, where: string): string => {
@@ -68,7 +68,7 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
   if (rawBlocks.length > maxBlocks) fail('$.blocks', `has ${rawBlocks.length} blocks; at most ${maxBlocks} are allowed`);
   const blocks = rawBlocks.map((raw, index): DocumentBlock => {
     const where = `$.blocks[${index}]`;
-    if (!isPlainRecord(raw)) fail(where, 'must be an object with a "type"');
+    if (!isJsonObject(raw)) fail(where, 'must be an object with a "type"');
     const block = raw as Record<string, unknown>;
     const allow = (keys: string[]) => {
       for (const key of Object.keys(block)) if (key !== 'type' && !keys.includes(key)) fail(`${where}.${key}`, `is not allowed in a ${String(block.type)} block (allowed: ${keys.join(', ')})`);

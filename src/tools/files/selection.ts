@@ -1,5 +1,5 @@
 import { SpillwayError } from '../../errors.js';
-import { isPlainRecord } from '../../spill/table.js';
+import { isJsonObject } from '../../util/is-json-object.js';
 
 /** One output column: the source column's name and the header written for it. */
 export interface OutputColumn {
@@ -86,7 +86,7 @@ function normalizeColumns(input: unknown, where: string): OutputColumn[] {
   }
   return input.map((item, index) => {
     if (typeof item === 'string' && item.length > 0) return { name: item, header: item };
-    if (isPlainRecord(item) && typeof item.name === 'string' && item.name.length > 0 && (item.header === undefined || typeof item.header === 'string')) {
+    if (isJsonObject(item) && typeof item.name === 'string' && item.name.length > 0 && (item.header === undefined || typeof item.header === 'string')) {
       return { name: item.name, header: item.header ?? item.name };
     }
     throw new SpillwayError('INVALID_ARGUMENTS', `${where}columns[${index}] must be a column name or {"name": "...", "header": "..."}.`, {
@@ -99,7 +99,7 @@ function normalizeSort(input: unknown, where: string): SortKey[] {
   if (input === undefined) return [];
   const keys = Array.isArray(input) ? input : [input];
   return keys.map((key, index) => {
-    if (!isPlainRecord(key) || typeof key.column !== 'string' || key.column.length === 0) {
+    if (!isJsonObject(key) || typeof key.column !== 'string' || key.column.length === 0) {
       throw new SpillwayError('INVALID_ARGUMENTS', `${where}sort[${index}] must be {"column": "name", "direction": "asc" | "desc"}.`, { field: `${where}sort` });
     }
     const direction = key.direction ?? 'asc';
@@ -113,7 +113,7 @@ function normalizeSort(input: unknown, where: string): SortKey[] {
 }
 
 function normalizeRange(input: unknown, where: string): RowRange {
-  if (!isPlainRecord(input)) {
+  if (!isJsonObject(input)) {
     throw new SpillwayError('INVALID_RANGE', `${where}range must be {"start": 0, "count": 100}.`, { field: `${where}range` });
   }
   const check = (name: 'start' | 'count', value: unknown): number => {

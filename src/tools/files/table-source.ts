@@ -3,7 +3,8 @@ import { open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../../errors.js';
 import { ConversationSandbox, metadataSuffix } from '../../sandbox/index.js';
-import { detectTable, isPlainRecord } from '../../spill/table.js';
+import { detectTable } from '../../spill/table.js';
+import { isJsonObject } from '../../util/is-json-object.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
 import { csvFieldValue, CsvParser } from './csv-parser.js';
 import { jsonArrayRows } from './json-array-rows.js';
@@ -189,7 +190,7 @@ async function firstSignificantChar(chunks: AsyncGenerator<string>): Promise<str
 
 /** The spill's metadata, when it is this file's (path and size match) and lists columns. */
 function trustedMetadata(metadata: unknown, name: string, bytes: number): { columns: string[]; rows: number | undefined } | undefined {
-  if (!isPlainRecord(metadata)) return undefined;
+  if (!isJsonObject(metadata)) return undefined;
   if (typeof metadata.path !== 'string' || path.basename(metadata.path) !== path.basename(name) || metadata.bytes !== bytes) return undefined;
   const columns = metadata.columns;
   if (!Array.isArray(columns) || !columns.every((column): column is string => typeof column === 'string')) return undefined;

@@ -1,0 +1,4 @@
+/** A JSON object: not an array, not null. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
