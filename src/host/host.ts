@@ -29,8 +29,10 @@ export interface ExecuteResult {
   files: SpillRef[];
   /** True when `text` shows only part of the result. */
   truncated: boolean;
-  /** The JSON result when the model sees it whole. */
+  /** The result (JSON value, or the text) when the model sees it whole. */
   value?: unknown;
+  /** The host's own sentences in `text`: how much of the result is shown, where the file is. */
+  notes: string[];
   /** Files the call placed in outputs/ (download cards). */
   attachments: Attachment[];
   error?: SerializedError;
@@ -185,6 +187,19 @@ export class Host extends EventEmitter<HostEvents> {
    * file when the text is long).
    */
   async execute(call: ToolCall, context: ExecuteContext): Promise<ExecuteResult> {
+    return this.executeCall(call, context);
+  }
+
+  /**
+   * Runs a tool the host does not list (an embedding framework's own tool, see
+   * spillway/ai-sdk) through the same pipeline: policy, spill rules, record.
+   * Its arguments were validated by its owner, so they are not validated again.
+   */
+  async executeUnlisted(tool: ToolDefinition, call: ToolCall, context: ExecuteContext): Promise<ExecuteResult> {
+    return this.executeCall(call, context, tool);
+  }
+
+  private async executeCall(call: ToolCall, context: ExecuteContext, unlisted?: ToolDefinition): Promise<ExecuteResult> {
     const callId = call.id ?? `call_${randomUUID()}`;
     const started = this.now();
     const startedAt = performance.now();
@@ -195,7 +210,7 @@ export class Host extends EventEmitter<HostEvents> {
       sandbox = this.sandbox.conversation(context.conversationId);
     } catch (error) {
       const failure = toSpillwayError(error);
-      return { callId, tool: call.name, isError: true, text: failure.message, files: [], truncated: false, attachments: [], error: failure.toJSON(), durationMs: 0 };
+      return { callId, tool: call.name, isError: true, text: failure.message, files: [], truncated: false, attachments: [], notes: [], error: failure.toJSON(), durationMs: 0 };
     }
 
     let output: ToolOutput | undefined;
@@ -203,7 +218,7 @@ export class Host extends EventEmitter<HostEvents> {
     // A delegated call's expanded arguments, known even when the target then fails (for the record).
     const delegation: Delegation = {};
     try {
-      output = await this.run(call, callId, context, sandbox, log, delegation);
+      output = await this.run(call, callId, context, sandbox, log, delegation, unlisted);
     } catch (error) {
       failure = toSpillwayError(error, 'TOOL_FAILED');
     }
@@ -238,7 +253,7 @@ export class Host extends EventEmitter<HostEvents> {
 
     const durationMs = performance.now() - startedAt;
     const attachments = output?.attachments ?? [];
-    const result: ExecuteResult = { callId, tool: call.name, isError, text: view.text, files: view.files, truncated: view.truncated, attachments, durationMs };
+    const result: ExecuteResult = { callId, tool: call.name, isError, text: view.text, files: view.files, truncated: view.truncated, attachments, notes: view.notes, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;
     if (failure !== undefined) result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
@@ -265,10 +280,18 @@ export class Host extends EventEmitter<HostEvents> {
     return result;
   }
 
-  private async run(call: ToolCall, callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger, delegation: Delegation): Promise<ToolOutput> {
-    const tool = this.requireTool(call.name);
+  private async run(
+    call: ToolCall,
+    callId: string,
+    context: ExecuteContext,
+    sandbox: ConversationSandbox,
+    log: Logger,
+    delegation: Delegation,
+    unlisted?: ToolDefinition,
+  ): Promise<ToolOutput> {
+    const tool = unlisted ?? this.requireTool(call.name);
     const args = call.arguments ?? {};
-    this.validator.validate(tool.name, args);
+    if (unlisted === undefined) this.validator.validate(tool.name, args);
     await this.authorizeCall(tool, args, context);
     const toolContext = this.toolContext({ callId, call: { tool: tool.name, arguments: args }, context, sandbox, log, depth: 0, delegation });
     return await tool.handler(args as Record<string, unknown>, toolContext);

@@ -6,6 +6,9 @@ import type { ConversationSandbox } from '../sandbox/index.js';
 /** A JSON Schema for a tool's arguments (an object schema). */
 export type JsonSchema = Record<string, unknown> & { type?: 'object' };
 
+/** A JSON Schema for a tool's result value (any type: a string, an object, ...). */
+export type OutputSchema = Record<string, unknown>;
+
 /** A file placed in a conversation's outputs/: the download card the user gets. */
 export interface Attachment {
   /** Relative to the conversation folder, always under outputs/. */
@@ -86,6 +89,12 @@ export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema: JsonSchema;
+  /**
+   * The schema of the handler's `value` (a TypeBox schema or plain JSON Schema).
+   * Over MCP a tool with one declares the structured-result envelope around it
+   * (see host/structured-result.ts) and returns `structuredContent`.
+   */
+  outputSchema?: OutputSchema;
   /** Where the tool comes from: "local" or the upstream server's name. */
   origin?: 'local' | { upstream: string };
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */

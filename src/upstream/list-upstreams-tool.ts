@@ -1,10 +1,12 @@
 import type { ToolDefinition } from '../host/tool.js';
 import type { UpstreamManager } from './upstream-manager.js';
+import { listUpstreamsOutput } from './list-upstreams-output.js';
 
 /** The `list_upstreams` tool: the model's view of which upstream servers are up, and why not. */
 export function listUpstreamsTool(manager: UpstreamManager): ToolDefinition {
   return {
     name: 'list_upstreams',
+    outputSchema: listUpstreamsOutput,
     description: [
       'List the upstream MCP servers this host connects to: state (connected, connecting, reconnecting, failed), the tools each offers here (named NAME__tool),',
       'the last error (with the server\'s recent stderr) and when the next reconnect attempt is due.',

@@ -8,11 +8,13 @@ import { documentSpecSchema, normalizeDocumentSpec, type DocumentSpec } from './
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
 import type { DocumentResult, DocumentTask } from './worker-task.js';
+import { buildDocumentOutput } from './file-tool-output.js';
 
 /** build_document: a DOCX or PPTX whose tables are read from spill paths by a worker. */
 export function buildDocumentTool(services: FileToolServices): ToolDefinition {
   return {
     name: 'build_document',
+    outputSchema: buildDocumentOutput,
     description: [
       'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
       'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]} and {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"?,"sort"?,"range"?}.',

@@ -4,11 +4,13 @@ import { selectionNotes } from './describe-output.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { normalizeSelection, selectionSchema } from './selection.js';
 import type { MarkdownResult, MarkdownTask } from './worker-task.js';
+import { drawTableOutput } from './file-tool-output.js';
 
 /** draw_table: a Markdown table for the model's answer, capped at drawTable.maxRows. */
 export function drawTableTool(services: FileToolServices): ToolDefinition {
   return {
     name: 'draw_table',
+    outputSchema: drawTableOutput,
     description: [
       'Draw a Markdown table to show in your answer, read straight from a table file in the sandbox (e.g. the spill path "results/0007-query_sql.jsonl"). Pass the path, never the rows.',
       'Optional columns, sort and range work as in export_table.',

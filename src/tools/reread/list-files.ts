@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../../host/tool.js';
 import { isTempName } from '../../sandbox/index.js';
 import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
+import { listFilesOutput } from './reread-output.js';
 
 export interface FileEntry {
   path: string;
@@ -19,6 +20,7 @@ export interface FileEntry {
 
 export const listFilesTool: ToolDefinition = {
   name: 'list_files',
+  outputSchema: listFilesOutput,
   description: [
     'List the files of this conversation\'s sandbox with size, format, rows (for tables) and expiry time.',
     'Folders: results/ (spilled tool results), errors/ (full error texts), args/ (arguments files), scripts/, outputs/ (files given to the user; never expire).',

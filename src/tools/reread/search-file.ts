@@ -3,9 +3,11 @@ import type { ToolDefinition } from '../../host/tool.js';
 import { formatCount } from '../../util/format.js';
 import { compileUserRegExp } from '../../util/safe-regexp.js';
 import { capLine, looksBinary, readLines } from './read-lines.js';
+import { searchFileOutput } from './reread-output.js';
 
 export const searchFileTool: ToolDefinition = {
   name: 'search_file',
+  outputSchema: searchFileOutput,
   description: [
     'Find the lines of a sandbox file that contain a text (or match a regular expression with regex: true), with their line numbers.',
     'Use it to locate something in a large spilled result, then read_file with offset to see the surroundings.',

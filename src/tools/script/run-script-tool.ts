@@ -5,6 +5,7 @@ import { formatBytes, formatCount } from '../../util/format.js';
 import { ScriptBridge } from './script-bridge.js';
 import { limitsFromConfig, type ScriptLimits } from './script-limits.js';
 import type { ScriptRunner, ScriptRunResult } from './script-runner.js';
+import { runScriptOutput } from './script-output.js';
 
 /** Characters of console output kept in an error message (the host spills the full error text). */
 const consoleInErrorChars = 4000;
@@ -39,6 +40,7 @@ function description(limits: ScriptLimits): string {
 export function runScriptTool(runner: ScriptRunner, limits: ScriptLimits): ToolDefinition {
   return {
     name: 'run_script',
+    outputSchema: runScriptOutput,
     description: description(limits),
     inputSchema: {
       type: 'object',

@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../../host/tool.js';
 import type { LazySqlSource } from '../../sql/open-sql-source.js';
 import type { SqlResult } from '../../sql/sql-source.js';
 import { formatCount, plural } from '../../util/format.js';
+import { querySqlOutput } from './query-sql-output.js';
 
 const demoTables = [
   'Tables: transactions(id, ts ISO-8601 text, account_id, merchant, category, country, amount real, currency, channel, label "fraud"|"genuine", note text or null)',
@@ -33,6 +34,7 @@ export function querySqlTool(options: { source: LazySqlSource; config: Config })
   const dialect = options.config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite';
   return {
     name: 'query_sql',
+    outputSchema: querySqlOutput,
     description: [
       `Runs one read-only SQL statement (${dialect} dialect) against ${describeSource(options.config)}`,
       'Filter, join, group and sort in SQL: the file tools do not filter.',
