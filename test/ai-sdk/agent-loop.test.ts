@@ -1,0 +1,9 @@
+import { test } from 'node:test';
+import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { checkAgentLoop, type AiSdk } from './agent-loop.js';
+
+// ai 6 declares Node >= 18: this runs on every Node CI uses (20 and 24).
+test('ai 6: the example agent loop spills, passes references, and guards the prompt deterministically', async () => {
+  await checkAgentLoop({ generateText, wrapLanguageModel, stepCountIs, tool, jsonSchema, MockLanguageModel: MockLanguageModelV3 } as unknown as AiSdk);
+});
