@@ -20,7 +20,7 @@ export interface WithSpillContext extends ConversationContext {
  * @example
  * const tools = { crm_search: withSpill(crmSearch, host, { conversationId, toolName: 'crm_search' }) };
  */
-export function withSpill<INPUT>(inner: Tool<INPUT, unknown>, host: Host, context: WithSpillContext): Tool<INPUT, SpillwayToolOutput> {
+export function withSpill<INPUT, OUTPUT>(inner: Tool<INPUT, OUTPUT>, host: Host, context: WithSpillContext): Tool<INPUT, SpillwayToolOutput> {
   const execute = inner.execute;
   if (execute === undefined) throw new SpillwayError('INVALID_ARGUMENTS', `withSpill: the tool ${context.toolName} has no execute function (client-side tools have no result to spill).`, { tool: context.toolName });
   return {

@@ -63,7 +63,7 @@ export async function runAgentLoop(ai: AiSdk): Promise<LoopRun> {
       inputSchema: ai.jsonSchema({ type: 'object', properties: {} }),
       execute: async () => Array.from({ length: 3000 }, (_, index) => ({ account: index, note: `called on day ${index % 30}` })),
     });
-    const tools = { ...spillwayTools(env.host, { conversationId, principal: 'tester' }), crm_notes: withSpill(crmNotes as never, env.host, { conversationId, toolName: 'crm_notes' }) };
+    const tools = { ...spillwayTools(env.host, { conversationId, principal: 'tester' }), crm_notes: withSpill(crmNotes as Parameters<typeof withSpill>[0], env.host, { conversationId, toolName: 'crm_notes' }) };
 
     const prompts: unknown[][] = [];
     let listedPath = '';
