@@ -55,7 +55,8 @@ export class ContextGuard {
     if (!(share > 0 && share <= 1)) throw new RangeError(`share must be a number in (0, 1] (got ${share}).`);
     this.contextWindow = options.contextWindow;
     this.share = share;
-    this.counter = memoizedCounter(options.counter ?? byteRatioCounter());
+    // A byte count is cheaper than a cache lookup; a tokenizer is not.
+    this.counter = options.counter === undefined || options.counter.name.startsWith('bytes/') ? (options.counter ?? byteRatioCounter()) : memoizedCounter(options.counter);
     this.spill = options.spill;
     this.onReport = options.onReport;
   }
@@ -123,7 +124,8 @@ export class ContextGuard {
 
   /** Results replaced before come first (the set only grows), then the largest, then the oldest. */
   private order(candidates: ToolResultSlot[], tokens: Map<ToolResultSlot, number>): ToolResultSlot[] {
-    const known = (slot: ToolResultSlot) => (this.replacements.has(this.key(slot)) ? 0 : 1);
+    const seen = new Map(candidates.map((slot) => [slot, this.replacements.has(this.key(slot)) ? 0 : 1]));
+    const known = (slot: ToolResultSlot) => seen.get(slot) ?? 1;
     return [...candidates].sort(
       (a, b) =>
         known(a) - known(b) ||
@@ -134,8 +136,15 @@ export class ContextGuard {
     );
   }
 
+  private readonly keys = new WeakMap<ToolResultSlot, string>();
+
   private key(slot: ToolResultSlot): string {
-    return `${slot.toolCallId}\u0000${createHash('sha1').update(slot.text).digest('base64')}`;
+    let key = this.keys.get(slot);
+    if (key === undefined) {
+      key = `${slot.toolCallId}\u0000${createHash('sha1').update(slot.text).digest('base64')}`;
+      this.keys.set(slot, key);
+    }
+    return key;
   }
 
   private estimateReplacement(slot: ToolResultSlot): number {
