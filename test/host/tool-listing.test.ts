@@ -52,17 +52,25 @@ test('a description function that throws does not break the listing; the tool st
   assert.equal(result.text, 'ran');
 });
 
-test('run_script and query_sql describe the limits and the source of the running configuration', async (t) => {
+test('run_script, query_sql, draw_table and build_document describe the limits and the source of the running configuration', async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
   assert.match(env.host.getTool('run_script')?.description ?? '', /Limits per run: 10,000 ms/);
   assert.match(env.host.getTool('query_sql')?.description ?? '', /embedded demo SQLite database/);
   let changes = 0;
   env.host.on('tools-changed', () => (changes += 1));
-  env.host.updateConfig({ ...withScriptTimeout(env.host.config, 3000), sql: { ...env.host.config.sql, source: { type: 'postgres', url: 'postgres://reader@db.invalid/app' } } });
+  assert.match(env.host.getTool('draw_table')?.description ?? '', /At most 2,000 rows \(drawTable\.maxRows\)/);
+  env.host.updateConfig({
+    ...withScriptTimeout(env.host.config, 3000),
+    sql: { ...env.host.config.sql, source: { type: 'postgres', url: 'postgres://reader@db.invalid/app' } },
+    drawTable: { maxRows: 150 },
+    documents: { maxTableRows: 12_000 },
+  });
   assert.equal(changes, 1);
   assert.match(env.host.getTool('run_script')?.description ?? '', /Limits per run: 3,000 ms/);
   const sql = env.host.getTool('query_sql');
   assert.match(sql?.description ?? '', /PostgreSQL dialect\) against a PostgreSQL database/);
   assert.equal(sql?.annotations?.openWorldHint, true);
+  assert.match(env.host.getTool('draw_table')?.description ?? '', /At most 150 rows \(drawTable\.maxRows\)/);
+  assert.match(env.host.getTool('build_document')?.description ?? '', /at most 12,000 table rows in all/);
 });
