@@ -4,7 +4,20 @@
  */
 export { createHost, type CreateHostOptions } from './runtime/create-host.js';
 export { Host, type ExecuteResult, type HostOptions, type AfterSpillHook, type SpillWritten } from './host/host.js';
-export type { ToolDefinition, ToolOutput, ToolContext, ToolCall, ExecuteContext, Attachment, ApprovalHandler, ApprovalRequest, ArgumentSource, JsonSchema, ListedTool, ToolAnnotations } from './host/tool.js';
+export type {
+  ToolDefinition,
+  ToolOutput,
+  ToolContext,
+  ToolCall,
+  ExecuteContext,
+  Attachment,
+  ApprovalHandler,
+  ApprovalRequest,
+  ArgumentSource,
+  JsonSchema,
+  ListedTool,
+  ToolAnnotations,
+} from './host/tool.js';
 export { describeApproval } from './policy/describe-approval.js';
 export { loadConfig, validateConfig, type LoadConfigOptions } from './config/load-config.js';
 export type { Config } from './config/types.js';

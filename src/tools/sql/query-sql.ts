@@ -58,7 +58,13 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
         },
       },
     },
-    annotations: (config) => ({ title: 'Query SQL (read-only)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: config.sql.source.type === 'postgres' }),
+    annotations: (config) => ({
+      title: 'Query SQL (read-only)',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: config.sql.source.type === 'postgres',
+    }),
     async handler(args, context) {
       const sql = args.sql as string;
       const label = typeof args.label === 'string' && args.label.length > 0 ? args.label : undefined;
