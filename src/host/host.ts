@@ -70,7 +70,7 @@ export interface SpillWritten {
   sandbox: ConversationSandbox;
   /** The spilled result and its binary parts, just written (paths relative to the conversation folder). */
   files: SpillRef[];
-  /** The configuration the call ran under. */
+  /** The running configuration (a quota reads its limits here, so a reload applies). */
   config: Config;
   logger: Logger;
 }
