@@ -1,6 +1,6 @@
 import { jsonSchema, tool, type Tool } from 'ai';
 import type { Host } from '../host/host.js';
-import type { ToolDefinition } from '../host/tool.js';
+import type { ListedTool } from '../host/tool.js';
 import { toModelOutput, toToolOutput, type SpillwayToolOutput } from './tool-output.js';
 
 /** Which conversation (sandbox folder) the tools act in, and who calls. */
@@ -27,7 +27,7 @@ export function spillwayTools(host: Host, context: ConversationContext): Record<
   return tools;
 }
 
-function asAiTool(host: Host, definition: ToolDefinition, context: ConversationContext): Tool<Record<string, unknown>, SpillwayToolOutput> {
+function asAiTool(host: Host, definition: ListedTool, context: ConversationContext): Tool<Record<string, unknown>, SpillwayToolOutput> {
   return tool<Record<string, unknown>, SpillwayToolOutput>({
     description: definition.description,
     // JSON round trip: TypeBox schemas carry symbol keys that are not JSON Schema.

@@ -6,14 +6,14 @@ import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.
 import { silentLogger, type Logger } from '../log/logger.js';
 import { authorize } from '../policy/authorize.js';
 import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
-import { keepWithinQuota } from '../retention/disk-quota-guard.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
 import { ExecutionRecordStore } from './execution-record.js';
-import type { ApprovalHandler, ApprovalRequest, Attachment, ExecuteContext, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
+import { listingDependsOnConfig, listTool } from './list-tool.js';
+import type { ApprovalHandler, ApprovalRequest, Attachment, ExecuteContext, ListedTool, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
 import { ArgumentValidator } from './validate-arguments.js';
 
 /** What `execute` returns: what the model reads plus machine-readable facts. */
@@ -66,7 +66,22 @@ interface ToolScope {
   delegation: Delegation;
 }
 
+/** What an after-spill hook learns about one call whose result was written to files. */
+export interface SpillWritten {
+  /** The conversation the files were written in. */
+  sandbox: ConversationSandbox;
+  /** The spilled result and its binary parts, just written (paths relative to the conversation folder). */
+  files: SpillRef[];
+  /** The running configuration (a quota reads its limits here, so a reload applies). */
+  config: Config;
+  logger: Logger;
+}
+
+/** Work a higher layer does after a spill, before the call returns (retention's disk quota registers one). */
+export type AfterSpillHook = (spill: SpillWritten) => Promise<void> | void;
+
 export interface HostEvents {
+  /** A tool was added or removed, or a configuration change altered how a tool is listed (its description). */
   'tools-changed': [];
   attachment: [{ conversationId: string; attachment: Attachment }];
 }
@@ -85,6 +100,7 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly approve: ApprovalHandler | undefined;
   private readonly now: () => Date;
   private readonly closers: (() => Promise<void> | void)[] = [];
+  private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
 
   constructor(options: HostOptions) {
@@ -103,9 +119,16 @@ export class Host extends EventEmitter<HostEvents> {
     return this.currentConfig;
   }
 
-  /** Applies a new (validated) configuration to later calls: thresholds, policy, caps. */
+  /**
+   * Applies a new (validated) configuration to later calls: thresholds,
+   * policy, caps. When a tool's description depends on the configuration and
+   * now reads differently, `tools-changed` is emitted (MCP clients get
+   * tools/list_changed).
+   */
   updateConfig(config: Config): void {
+    const before = this.configDependentListing();
     this.currentConfig = config;
+    if (this.configDependentListing() !== before) this.emit('tools-changed');
   }
 
   registerTool(tool: ToolDefinition): void {
@@ -123,12 +146,15 @@ export class Host extends EventEmitter<HostEvents> {
     return removed;
   }
 
-  getTool(name: string): ToolDefinition | undefined {
-    return this.tools.get(name);
+  /** A registered tool as clients see it (description resolved against the running configuration). */
+  getTool(name: string): ListedTool | undefined {
+    const tool = this.tools.get(name);
+    return tool === undefined ? undefined : listTool(tool, this.currentConfig);
   }
 
-  listTools(): ToolDefinition[] {
-    return [...this.tools.values()];
+  /** Every registered tool as clients see it (descriptions resolved against the running configuration). */
+  listTools(): ListedTool[] {
+    return [...this.tools.values()].map((tool) => listTool(tool, this.currentConfig));
   }
 
   /** Adds a named section to the health report (upstreams, pool, last sweep, ...). */
@@ -152,6 +178,20 @@ export class Host extends EventEmitter<HostEvents> {
   /** Registers work to do on close (pools, watchers, upstream clients), run in reverse order. */
   onClose(closer: () => Promise<void> | void): void {
     this.closers.push(closer);
+  }
+
+  /**
+   * Registers work to run after a call's result was written to files and
+   * before the call returns: retention's disk quota evicts old files here.
+   * Hooks run one after another in the order registered; a hook that throws
+   * is logged and never fails the call. Returns a function that removes it.
+   */
+  onAfterSpill(hook: AfterSpillHook): () => void {
+    this.afterSpillHooks.push(hook);
+    return () => {
+      const index = this.afterSpillHooks.indexOf(hook);
+      if (index >= 0) this.afterSpillHooks.splice(index, 1);
+    };
   }
 
   async close(): Promise<void> {
@@ -197,6 +237,33 @@ export class Host extends EventEmitter<HostEvents> {
    */
   async executeUnlisted(tool: ToolDefinition, call: ToolCall, context: ExecuteContext): Promise<ExecuteResult> {
     return this.executeCall(call, context, tool);
+  }
+
+  /**
+   * Writes a result that did not go through `execute` (one already in a
+   * conversation's history, for the context guard) to the sandbox by the spill
+   * rules, whatever its size; the after-spill hooks (disk quota) run as for a
+   * call. Returns the file's facts, or undefined when it could not be written (logged).
+   */
+  async spillValue(input: { conversationId: string; tool: string; callId: string; value: unknown; isError?: boolean }): Promise<SpillRef | undefined> {
+    assertConversationId(input.conversationId);
+    const sandbox = this.sandbox.conversation(input.conversationId);
+    const log = this.logger.child({ conversationId: input.conversationId, tool: input.tool, callId: input.callId });
+    const isError = input.isError === true;
+    const text = typeof input.value === 'string' ? input.value : JSON.stringify(input.value);
+    const view = await presentResult({
+      sandbox,
+      tool: input.tool,
+      callId: input.callId,
+      result: isError ? { kind: 'text', text, binaries: [] } : unwrapValue(input.value),
+      isError,
+      settings: { ...this.spillSettings(input.tool), spill: true, thresholdChars: 0 },
+      now: this.now(),
+      onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; the result stays where it was'),
+    });
+    const written = view.spill === undefined ? view.files : [view.spill, ...view.files];
+    if (written.length > 0) await this.afterSpill({ sandbox, files: written, config: this.currentConfig, logger: log });
+    return view.spill;
   }
 
   private async executeCall(call: ToolCall, context: ExecuteContext, unlisted?: ToolDefinition): Promise<ExecuteResult> {
@@ -248,8 +315,8 @@ export class Host extends EventEmitter<HostEvents> {
       now: started,
       onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; returning the result without a path'),
     });
-    // Disk quota (retention.maxBytes*): evict the oldest non-output files if this spill passed a limit.
-    await keepWithinQuota({ root: this.sandbox, sandbox, retention: this.currentConfig.retention, written: [view.spill, ...view.files], logger: log });
+    const written = view.spill === undefined ? view.files : [view.spill, ...view.files];
+    if (written.length > 0) await this.afterSpill({ sandbox, files: written, config: this.currentConfig, logger: log });
 
     const durationMs = performance.now() - startedAt;
     const attachments = output?.attachments ?? [];
@@ -278,6 +345,22 @@ export class Host extends EventEmitter<HostEvents> {
     );
     for (const attachment of attachments) this.emit('attachment', { conversationId: context.conversationId, attachment });
     return result;
+  }
+
+  /** The listing of the tools whose description depends on the configuration, to compare across a reload. */
+  private configDependentListing(): string {
+    const dependent = [...this.tools.values()].filter(listingDependsOnConfig).map((tool) => listTool(tool, this.currentConfig));
+    return JSON.stringify(dependent.map(({ name, description, annotations }) => [name, description, annotations]));
+  }
+
+  private async afterSpill(spill: SpillWritten): Promise<void> {
+    for (const hook of [...this.afterSpillHooks]) {
+      try {
+        await hook(spill);
+      } catch (error) {
+        spill.logger.warn({ err: error }, 'an after-spill hook failed; the result was kept');
+      }
+    }
   }
 
   private async run(

@@ -11,7 +11,7 @@ import {
 import { toSpillwayError, type SpillwayError } from '../errors.js';
 import type { ExecuteResult, Host } from '../host/host.js';
 import { errorMetaKey, structuredResultSchema, toErrorMeta, toStructuredResult } from '../host/structured-result.js';
-import type { ApprovalHandler, ToolDefinition } from '../host/tool.js';
+import type { ApprovalHandler, ListedTool } from '../host/tool.js';
 import { isTextMimeType, listAttachments, mimeTypeFor, pathFromAttachmentUri } from '../outputs/attachments.js';
 import { elicitationApprover, type ElicitationApproverOptions } from '../policy/elicitation-approver.js';
 import { spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
@@ -102,7 +102,8 @@ export function createMcpServer(host: Host, session: McpSession): Server {
   return server;
 }
 
-export function toMcpTool(tool: ToolDefinition): Tool {
+/** A listed tool (`host.listTools()`, descriptions resolved) as MCP lists it. */
+export function toMcpTool(tool: ListedTool): Tool {
   const mcpTool: Tool = { name: tool.name, description: tool.description, inputSchema: { type: 'object', ...tool.inputSchema } as Tool['inputSchema'] };
   const outputSchema = declaredOutputSchema(tool);
   if (outputSchema !== undefined) mcpTool.outputSchema = outputSchema as Tool['outputSchema'];
@@ -111,13 +112,13 @@ export function toMcpTool(tool: ToolDefinition): Tool {
 }
 
 /** Only spillway's own tools wrap their results in the structured envelope; upstream tools keep their own shapes. */
-function declaredOutputSchema(tool: ToolDefinition): Record<string, unknown> | undefined {
+function declaredOutputSchema(tool: ListedTool): Record<string, unknown> | undefined {
   if (!hasStructuredResult(tool) || tool.outputSchema === undefined) return undefined;
   // JSON round trip: TypeBox marks its schemas with symbol keys, which are not part of the wire schema.
   return JSON.parse(JSON.stringify(structuredResultSchema(tool.outputSchema))) as Record<string, unknown>;
 }
 
-function hasStructuredResult(tool: ToolDefinition): boolean {
+function hasStructuredResult(tool: ListedTool): boolean {
   return tool.outputSchema !== undefined && (tool.origin === undefined || tool.origin === 'local');
 }
 
@@ -137,7 +138,7 @@ function resourceError(uri: string, error: SpillwayError): McpError {
  * facts as `structuredContent` (their declared output schema); for failures
  * the error code in `_meta["spillway/error"]`.
  */
-export function toCallToolResult(result: ExecuteResult, tool?: ToolDefinition): CallToolResult {
+export function toCallToolResult(result: ExecuteResult, tool?: ListedTool): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
   for (const attachment of result.attachments) {
     content.push({ type: 'resource_link', uri: attachment.uri, name: attachment.filename, mimeType: attachment.mimeType, description: `${attachment.path}, ${attachment.bytes} bytes` });

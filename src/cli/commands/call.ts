@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load-config.js';
 import { SpillwayError, type ErrorCode } from '../../errors.js';
-import { createHost } from '../../host/create-host.js';
+import { createHost } from '../../runtime/create-host.js';
 import type { ExecuteResult } from '../../host/host.js';
 import { toStructuredResult } from '../../host/structured-result.js';
 import { createLogger } from '../../log/logger.js';
