@@ -7,6 +7,6 @@ export { Host, type ExecuteResult, type HostOptions } from './host/host.js';
 export type { ToolDefinition, ToolOutput, ToolContext, ToolCall, ExecuteContext, Attachment, ApprovalHandler, ApprovalRequest, ArgumentSource, JsonSchema } from './host/tool.js';
 export { describeApproval } from './policy/describe-approval.js';
 export { loadConfig, validateConfig, type LoadConfigOptions } from './config/load-config.js';
-export type { Config } from './config/types.js';
+export type { Config } from './config/schema.js';
 export { SpillwayError, errorCodes, type ErrorCode, type SerializedError } from './errors.js';
 export type { SpillRef, SpillMeta } from './spill/spill-ref.js';

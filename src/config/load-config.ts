@@ -7,8 +7,10 @@ import { parseJsonSafely } from '../util/safe-json.js';
 import { describeAjvError } from '../util/schema-errors.js';
 import { isJsonObject } from '../util/is-json-object.js';
 import { packageRoot } from './package-root.js';
-import type { Config } from './types.js';
+import { defaultsOf } from './schema-defaults.js';
+import { configSchema, type Config } from './schema.js';
 
+/** Generated from {@link configSchema} (`npm run docs`): what users and editors read. */
 export const defaultConfigFile = path.join(packageRoot, 'config', 'default.json');
 export const configSchemaFile = path.join(packageRoot, 'config', 'schema.json');
 
@@ -23,13 +25,13 @@ export interface LoadConfigOptions {
 }
 
 /**
- * Loads config/default.json, lays the user's file and programmatic overrides on
+ * Takes the defaults (the schema's, as in config/default.json), lays the user's file and programmatic overrides on
  * top, resolves relative paths against the folder of the layer that set them,
  * and validates the result. Fails with CONFIG_INVALID naming every bad key.
  */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
-  let merged = resolvePaths(readJsonFile(defaultConfigFile), packageRoot);
+  let merged = resolvePaths(defaultsOf(configSchema), packageRoot);
   const file = options.file ?? (env.SPILLWAY_CONFIG || undefined);
   if (file !== undefined) {
     const absolute = path.resolve(options.cwd ?? process.cwd(), file);
@@ -47,7 +49,7 @@ function schemaValidator(): ReturnType<Ajv['compile']> {
   if (compiled === undefined) {
     // verbose: errors carry parentSchema, so an unknown key can list the allowed ones.
     const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-    compiled = ajv.compile(readJsonFile(configSchemaFile) as object);
+    compiled = ajv.compile(configSchema);
   }
   return compiled;
 }

@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/load-config.js';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { SandboxRoot } from '../sandbox/index.js';
 import { builtinTools } from '../tools/builtin-tools.js';

@@ -1,10 +1,14 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from '../config/types.js';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
 
 /** A JSON Schema for a tool's arguments (an object schema). */
 export type JsonSchema = Record<string, unknown> & { type?: 'object' };
+
+/** What a handler receives: the static type of a TypeBox schema; a plain object for a raw JSON Schema (upstream tools). */
+export type ToolArguments<Input extends JsonSchema> = Input extends TSchema ? Static<Input> : Record<string, unknown>;
 
 /** A file placed in a conversation's outputs/: the download card the user gets. */
 export interface Attachment {
@@ -82,16 +86,22 @@ export interface ToolContext {
   toolNames(): string[];
 }
 
-export interface ToolDefinition {
+/**
+ * A tool. Local tools are written with {@link defineTool} and a TypeBox
+ * `inputSchema`, so the handler's `args` has the schema's type; the registry
+ * holds them as `ToolDefinition` (the default, type-erased form).
+ */
+export interface ToolDefinition<Input extends JsonSchema = JsonSchema> {
   name: string;
   description: string;
-  inputSchema: JsonSchema;
+  /** Checked by the host (ajv) before the handler runs; listed as is in MCP tools/list. */
+  inputSchema: Input;
   /** Where the tool comes from: "local" or the upstream server's name. */
   origin?: 'local' | { upstream: string };
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */
   spill?: boolean;
   annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
-  handler(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+  handler(args: ToolArguments<Input>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
 /** A tool call as the model wrote it. */

@@ -6,7 +6,7 @@ import { defaultConfigFile } from '../../src/config/load-config.js';
 import { builtinToolDefinitions, generatedDocs } from '../../scripts/docs/generated-docs.js';
 import { argumentRows } from '../../scripts/docs/render-tool-reference.js';
 
-test('the committed docs/tools.md and docs/configuration.md are what the generator writes', async () => {
+test('the committed docs/tools.md, docs/configuration.md, config/schema.json and config/default.json are what the generator writes', async () => {
   for (const doc of await generatedDocs()) {
     let committed = '';
     try {

@@ -1,4 +1,4 @@
-import type { Config } from '../../config/types.js';
+import type { Config } from '../../config/schema.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import type { LazySqlSource } from '../../sql/open-sql-source.js';
 import type { SqlResult } from '../../sql/sql-source.js';
