@@ -101,7 +101,7 @@ export interface ToolDefinition<Input extends JsonSchema = JsonSchema> {
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */
   spill?: boolean;
   annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
-  handler(args: ToolArguments<Input>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+  handler(args: ToolArguments<NoInfer<Input>>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
 /** A tool call as the model wrote it. */
