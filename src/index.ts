@@ -4,7 +4,8 @@
  */
 export { createHost, type CreateHostOptions } from './host/create-host.js';
 export { Host, type ExecuteResult, type HostOptions } from './host/host.js';
-export type { ToolDefinition, ToolOutput, ToolContext, ToolCall, ExecuteContext, Attachment, ApprovalHandler, ApprovalRequest, ArgumentSource, JsonSchema } from './host/tool.js';
+export { defineTool } from './host/define-tool.js';
+export type { ToolDefinition, ToolOutput, ToolContext, ToolCall, ExecuteContext, Attachment, ApprovalHandler, ApprovalRequest, ArgumentSource, JsonSchema, ToolArguments } from './host/tool.js';
 export { describeApproval } from './policy/describe-approval.js';
 export { loadConfig, validateConfig, type LoadConfigOptions } from './config/load-config.js';
 export type { Config } from './config/schema.js';
