@@ -101,6 +101,7 @@ export interface ToolDefinition<Input extends JsonSchema = JsonSchema> {
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */
   spill?: boolean;
   annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  // NoInfer: defineTool infers Input from inputSchema alone, never back from the handler.
   handler(args: ToolArguments<NoInfer<Input>>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
