@@ -12,7 +12,10 @@ export function enumOf<const Values extends readonly (string | number)[]>(values
 }
 
 /** `{"oneOf": [...]}`: exactly one alternative must match. */
-export function oneOf<const Alternatives extends readonly TSchema[]>(alternatives: Alternatives, options: SchemaOptions = {}): TUnsafe<Static<Alternatives[number]>> {
+export function oneOf<const Alternatives extends readonly TSchema[]>(
+  alternatives: Alternatives,
+  options: SchemaOptions = {},
+): TUnsafe<Static<Alternatives[number]>> {
   return Type.Unsafe<Static<Alternatives[number]>>({ ...options, oneOf: [...alternatives] });
 }
 

@@ -30,12 +30,20 @@ export interface Selection {
 
 const closed = { additionalProperties: false } as const;
 
-const sortKeySchema = Type.Object({ column: Type.String({ minLength: 1 }), direction: Type.Optional(enumOf(['asc', 'desc'], { description: 'Default asc.' })) }, closed);
+const sortKeySchema = Type.Object(
+  { column: Type.String({ minLength: 1 }), direction: Type.Optional(enumOf(['asc', 'desc'], { description: 'Default asc.' })) },
+  closed,
+);
+
+const columnSchema = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object({ name: Type.String({ minLength: 1 }), header: Type.Optional(Type.String()) }, closed),
+]);
 
 /** The argument schemas every file tool shares (columns, sort, range), for `Type.Object({...selectionSchema})`. */
 export const selectionSchema = {
   columns: Type.Optional(
-    Type.Array(Type.Union([Type.String({ minLength: 1 }), Type.Object({ name: Type.String({ minLength: 1 }), header: Type.Optional(Type.String()) }, closed)]), {
+    Type.Array(columnSchema, {
       minItems: 1,
       description: 'Columns in output order: names, or {"name": "amount", "header": "Amount (EUR)"}. Default: every column of the source.',
     }),
@@ -63,9 +71,14 @@ export function selectionFromArguments(input: SelectionArguments): Selection {
   const sort = input.sort === undefined ? [] : Array.isArray(input.sort) ? input.sort : [input.sort];
   const selection: Selection = { sort: sort.map((key) => ({ column: key.column, direction: key.direction ?? 'asc' })) };
   if (input.columns !== undefined) {
-    selection.columns = input.columns.map((column) => (typeof column === 'string' ? { name: column, header: column } : { name: column.name, header: column.header ?? column.name }));
+    selection.columns = input.columns.map((column) =>
+      typeof column === 'string' ? { name: column, header: column } : { name: column.name, header: column.header ?? column.name },
+    );
   }
-  if (input.range !== undefined) selection.range = input.range.count === undefined ? { start: input.range.start } : { start: input.range.start, count: input.range.count };
+  if (input.range !== undefined) {
+    const { start, count } = input.range;
+    selection.range = count === undefined ? { start } : { start, count };
+  }
   return selection;
 }
 
