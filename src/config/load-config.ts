@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { Static } from '@sinclair/typebox';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import cron from 'node-cron';
 import { SpillwayError } from '../errors.js';
 import { parseJsonSafely } from '../util/safe-json.js';
@@ -43,13 +44,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return validateConfig(merged);
 }
 
-let compiled: ReturnType<Ajv['compile']> | undefined;
+let compiled: ValidateFunction<Static<typeof configSchema>> | undefined;
 
-function schemaValidator(): ReturnType<Ajv['compile']> {
+function schemaValidator(): ValidateFunction<Static<typeof configSchema>> {
   if (compiled === undefined) {
     // verbose: errors carry parentSchema, so an unknown key can list the allowed ones.
     const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-    compiled = ajv.compile(configSchema);
+    compiled = ajv.compile<Static<typeof configSchema>>(configSchema);
   }
   return compiled;
 }
@@ -63,7 +64,7 @@ export function validateConfig(candidate: unknown): Config {
       errors: problems,
     });
   }
-  const config = candidate as Config & { $schema?: string };
+  const config = candidate; // checked by ajv: typed from here on
   delete config.$schema;
   const semantic: string[] = [];
   if (!cron.validate(config.retention.cron)) {
