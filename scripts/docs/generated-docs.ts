@@ -5,8 +5,8 @@ import { configSchemaFile, defaultConfigFile, loadConfig } from '../../src/confi
 import { packageRoot } from '../../src/config/package-root.js';
 import { configSchema } from '../../src/config/schema.js';
 import { defaultsOf } from '../../src/config/schema-defaults.js';
-import { createHost } from '../../src/host/create-host.js';
-import type { ToolDefinition } from '../../src/host/tool.js';
+import { createHost } from '../../src/runtime/create-host.js';
+import type { ListedTool } from '../../src/host/tool.js';
 import { renderConfigurationReference } from './render-configuration-reference.js';
 import { renderToolReference } from './render-tool-reference.js';
 
@@ -20,7 +20,7 @@ export interface GeneratedDoc {
  * The built-in tools exactly as a host with the default configuration
  * registers them (in a throwaway sandbox, so nothing real is touched).
  */
-export async function builtinToolDefinitions(): Promise<ToolDefinition[]> {
+export async function builtinToolDefinitions(): Promise<ListedTool[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-docs-'));
   try {
     const config = loadConfig({ env: {}, overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } } });

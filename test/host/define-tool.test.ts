@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
+import { loadConfig } from '../../src/config/load-config.js';
 import { defineTool } from '../../src/host/define-tool.js';
+import { listTool } from '../../src/host/list-tool.js';
 import { toMcpTool } from '../../src/mcp/mcp-server.js';
 import { enumOf } from '../../src/util/schema-builders.js';
 import { tempHost } from '../helpers/temp-host.js';
@@ -52,7 +54,7 @@ test('a tool written with defineTool gets its checked arguments with the schema\
 });
 
 test('the TypeBox schema is listed to MCP clients as plain JSON Schema', () => {
-  const listed = JSON.parse(JSON.stringify(toMcpTool(labelTool([])))) as { inputSchema: Record<string, unknown> };
+  const listed = JSON.parse(JSON.stringify(toMcpTool(listTool(labelTool([]), loadConfig({ env: {} }))))) as { inputSchema: Record<string, unknown> };
   assert.deepEqual(listed.inputSchema, {
     type: 'object',
     additionalProperties: false,

@@ -50,11 +50,11 @@ const runScriptInput = Type.Object(
   { additionalProperties: false },
 );
 
-/** The run_script tool, bound to a runner (worker threads) owned by the host. */
-export function runScriptTool(runner: ScriptRunner, limits: ScriptLimits): ToolDefinition {
+/** The run_script tool, bound to a runner (worker threads) owned by the host. Its limits come from the configuration of each call (and of each listing). */
+export function runScriptTool(runner: ScriptRunner): ToolDefinition {
   return defineTool({
     name: 'run_script',
-    description: description(limits),
+    description: (config) => description(limitsFromConfig(config)),
     inputSchema: runScriptInput,
     annotations: { title: 'Run a sandboxed script', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, context) {
