@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
-import type { Config } from '../../src/config/types.js';
+import type { Config } from '../../src/config/schema.js';
 import { createHost, type CreateHostOptions } from '../../src/runtime/create-host.js';
 import type { Host } from '../../src/host/host.js';
 
