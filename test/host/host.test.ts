@@ -261,6 +261,7 @@ test('the execution record holds one JSONL line per call: arguments as called an
   await env.host.execute({ name: 'delegate', arguments: { short: true, big: 'z'.repeat(100_000) }, id: 'call-2' }, { conversationId });
   await env.host.execute({ name: 'missing', arguments: {}, id: 'call-3' }, { conversationId });
   await env.host.close();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- records read back as loose JSON for assertions
   const lines = (await readFile(path.join(env.config.data.dir, 'records.jsonl'), 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
   assert.equal(lines.length, 3);
   const [first, second, third] = lines;

@@ -11,9 +11,8 @@ import { httpUpstream, recordingEntry, waitFor } from './upstream-fixtures.js';
 const conversationId = 'c1';
 
 async function hostWithUpstreams(t: { after(fn: () => Promise<void>): void }, upstreams: (recordDir: string) => Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  let env: TempHost | undefined;
   const recordDirHolder = { dir: '' };
-  env = await tempHost({
+  const env = await tempHost({
     upstreams: {},
     policy: { rules: { 'rec__*': 'allow', 'web__*': 'allow' } },
     upstream: { timeoutMs: 20_000, reconnectMinMs: 50, reconnectMaxMs: 200 },
