@@ -6,6 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { tempHost } from '../helpers/temp-host.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 test('a large result spills as a table and reports the true total beside the rows', async (t) => {
   const env = await tempHost({ demo: { rows: 3000, seed: 11 } });
@@ -163,8 +164,8 @@ test('the SQL source closes with the host: no query process outlives it', async 
   assert.equal(result.isError, false);
   assert.equal(queryChildren().length, 1, 'one warm query process while the host is open');
   await env.cleanup();
-  // SIGKILL is delivered at once; give the kernel a moment to take the process away (polling, no timing assertion).
-  for (let attempt = 0; attempt < 50 && queryChildren().length > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  // SIGKILL is delivered at once; the kernel takes the process away soon after (checked until it has).
+  await waitFor(() => queryChildren().length === 0, 'the query process to go away');
   assert.deepEqual(queryChildren(), []);
 });
 
