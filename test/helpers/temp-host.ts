@@ -35,8 +35,9 @@ export async function tempHost(overrides: Record<string, unknown> = {}, options:
     dir,
     sandboxRoot: host.sandbox.root,
     async cleanup() {
+      // The host stops its own children (upstreams, query processes, workers) before it resolves.
       await host.close();
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }
