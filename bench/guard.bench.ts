@@ -28,11 +28,29 @@ export function conversation(steps = 99, seed = 7): Message[] {
     const id = `call_${String(step).padStart(4, '0')}`;
     const rows = ROWS_MIN + Math.floor(random() * ROWS_SPREAD);
     const body = JSON.stringify(
-      Array.from({ length: rows }, (_, row) => ({ id: step * 1000 + row, account: `ACC-${(row * 7919) % 10_000}`, amount: Math.round(random() * 1e6) / 100, note: `row ${row} of step ${step}` })),
+      Array.from({ length: rows }, (_, row) => ({
+        id: step * 1000 + row,
+        account: `ACC-${(row * 7919) % 10_000}`,
+        amount: Math.round(random() * 1e6) / 100,
+        note: `row ${row} of step ${step}`,
+      })),
     );
     const reference = `[spillway] Saved to results/${String(step + 1).padStart(4, '0')}-query_sql.jsonl (JSONL table, ${rows * 25} rows × 4 columns, ${rows * 2} KiB, expires 2026-12-08T08:00:00.000Z). Columns: id, account, amount, note.`;
-    messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'query_sql', input: { sql: `SELECT * FROM ledger WHERE batch = ${step}` } }] });
-    messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'query_sql', output: { type: 'text', value: `${body}\n[spillway] Showing ${rows} of ${rows * 25} rows; the file holds all ${rows * 25}.\n\n${reference}` } }] });
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: id, toolName: 'query_sql', input: { sql: `SELECT * FROM ledger WHERE batch = ${step}` } }],
+    });
+    messages.push({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: id,
+          toolName: 'query_sql',
+          output: { type: 'text', value: `${body}\n[spillway] Showing ${rows} of ${rows * 25} rows; the file holds all ${rows * 25}.\n\n${reference}` },
+        },
+      ],
+    });
   }
   return messages;
 }
@@ -70,7 +88,10 @@ export default async function guardBench(): Promise<void> {
   const bytes = Buffer.byteLength(JSON.stringify(prompt));
   console.log(`conversation: ${prompt.length} messages, ${(bytes / 1024).toFixed(0)} KiB; window 128,000 tokens, share 0.85 (budget 108,800)`);
   console.log(`baseline (serialize the prompt once): ${floor.toFixed(2)} ms\n`);
-  const runs = [await timeCalls('bytes/1.84 (unknown model)', byteRatioCounter(), prompt, 50), await timeCalls('o200k_base (gpt-tokenizer)', await counterForModel('gpt-4o'), prompt, 20)];
+  const runs = [
+    await timeCalls('bytes/1.84 (unknown model)', byteRatioCounter(), prompt, 50),
+    await timeCalls('o200k_base (gpt-tokenizer)', await counterForModel('gpt-4o'), prompt, 20),
+  ];
   console.log('| counter | tokens before | tokens after | saved | results replaced | first call ms | later calls ms (median) | later / baseline |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const run of runs) {

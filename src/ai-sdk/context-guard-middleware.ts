@@ -16,7 +16,11 @@ export interface SpillwayContextGuardOptions extends Omit<ContextGuardOptions, '
 /** The part of the AI SDK's LanguageModelMiddleware the guard implements (v3 in ai 6; ai 7 accepts v3 middleware too). */
 export interface SpillwayGuardMiddleware {
   readonly specificationVersion: 'v3';
-  transformParams(options: { type: 'generate' | 'stream'; params: { prompt: SdkMessage[] } & Record<string, unknown>; model: { modelId: string } }): PromiseLike<never>;
+  transformParams(options: {
+    type: 'generate' | 'stream';
+    params: { prompt: SdkMessage[] } & Record<string, unknown>;
+    model: { modelId: string };
+  }): PromiseLike<never>;
   /** The report of the last model call. */
   readonly lastReport: GuardReport | undefined;
 }
@@ -33,7 +37,9 @@ export interface SpillwayGuardMiddleware {
  * const model = wrapLanguageModel({ model: openai('gpt-4o'), middleware: spillwayContextGuard({ contextWindow: 128_000, host, conversationId }) });
  */
 export function spillwayContextGuard(options: SpillwayContextGuardOptions): SpillwayGuardMiddleware {
-  const spill = options.spill ?? (options.host !== undefined && options.conversationId !== undefined ? hostSpiller(options.host, { conversationId: options.conversationId }) : undefined);
+  const spill =
+    options.spill ??
+    (options.host !== undefined && options.conversationId !== undefined ? hostSpiller(options.host, { conversationId: options.conversationId }) : undefined);
   // One guard per model id: each counts with its own tokenizer and keeps its own replacements.
   const guards = new Map<string, Promise<ContextGuard>>();
   let lastReport: GuardReport | undefined;

@@ -31,11 +31,17 @@ function asAiTool(host: Host, definition: ListedTool, context: ConversationConte
   return tool<Record<string, unknown>, SpillwayToolOutput>({
     description: definition.description,
     // JSON round trip: TypeBox schemas carry symbol keys that are not JSON Schema.
-    inputSchema: jsonSchema<Record<string, unknown>>(JSON.parse(JSON.stringify({ type: 'object', ...definition.inputSchema })) as Parameters<typeof jsonSchema>[0]),
+    inputSchema: jsonSchema<Record<string, unknown>>(
+      JSON.parse(JSON.stringify({ type: 'object', ...definition.inputSchema })) as Parameters<typeof jsonSchema>[0],
+    ),
     execute: async (input, options) => {
       const result = await host.execute(
         { name: definition.name, arguments: input, id: options.toolCallId },
-        { conversationId: context.conversationId, ...(context.principal === undefined ? {} : { caller: context.principal }), ...(options.abortSignal === undefined ? {} : { signal: options.abortSignal }) },
+        {
+          conversationId: context.conversationId,
+          ...(context.principal === undefined ? {} : { caller: context.principal }),
+          ...(options.abortSignal === undefined ? {} : { signal: options.abortSignal }),
+        },
       );
       return toToolOutput(result);
     },

@@ -22,6 +22,6 @@ export function toToolOutput(result: ExecuteResult): SpillwayToolOutput {
 /** The model's view of a spillway output: its text, as an error when the call failed. */
 export function toModelOutput({ output }: { output: unknown }): { type: 'text' | 'error-text'; value: string } {
   const spillway = output as Partial<SpillwayToolOutput> | undefined;
-  const text = typeof spillway?.text === 'string' ? spillway.text : JSON.stringify(output) ?? '';
+  const text = typeof spillway?.text === 'string' ? spillway.text : (JSON.stringify(output) ?? '');
   return { type: spillway?.isError === true ? 'error-text' : 'text', value: text };
 }

@@ -22,7 +22,12 @@ export interface WithSpillContext extends ConversationContext {
  */
 export function withSpill<INPUT, OUTPUT>(inner: Tool<INPUT, OUTPUT>, host: Host, context: WithSpillContext): Tool<INPUT, SpillwayToolOutput> {
   const execute = inner.execute;
-  if (execute === undefined) throw new SpillwayError('INVALID_ARGUMENTS', `withSpill: the tool ${context.toolName} has no execute function (client-side tools have no result to spill).`, { tool: context.toolName });
+  if (execute === undefined)
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `withSpill: the tool ${context.toolName} has no execute function (client-side tools have no result to spill).`,
+      { tool: context.toolName },
+    );
   return {
     ...inner,
     execute: async (input: INPUT, options: Parameters<typeof execute>[1]) => {
@@ -42,7 +47,11 @@ export function withSpill<INPUT, OUTPUT>(inner: Tool<INPUT, OUTPUT>, host: Host,
       const result = await host.executeUnlisted(
         definition,
         { name: context.toolName, arguments: input, id: options.toolCallId },
-        { conversationId: context.conversationId, ...(context.principal === undefined ? {} : { caller: context.principal }), ...(options.abortSignal === undefined ? {} : { signal: options.abortSignal }) },
+        {
+          conversationId: context.conversationId,
+          ...(context.principal === undefined ? {} : { caller: context.principal }),
+          ...(options.abortSignal === undefined ? {} : { signal: options.abortSignal }),
+        },
       );
       return toToolOutput(result);
     },

@@ -56,7 +56,8 @@ export class ContextGuard {
     this.contextWindow = options.contextWindow;
     this.share = share;
     // A byte count is cheaper than a cache lookup; a tokenizer is not.
-    this.counter = options.counter === undefined || options.counter.name.startsWith('bytes/') ? (options.counter ?? byteRatioCounter()) : memoizedCounter(options.counter);
+    this.counter =
+      options.counter === undefined || options.counter.name.startsWith('bytes/') ? (options.counter ?? byteRatioCounter()) : memoizedCounter(options.counter);
     this.spill = options.spill;
     this.onReport = options.onReport;
   }
@@ -79,7 +80,8 @@ export class ContextGuard {
     const budget = this.budget;
     const base = { counter: counter.name, contextWindow: this.contextWindow, budget, tokensBefore: total };
     const chosen = new Map<ToolResultSlot, string>();
-    if (total <= budget) return this.finish(chosen, { ...base, action: 'none', tokensAfter: total, replaced: [], message: `The prompt fits: ${total} of ${budget} tokens.` });
+    if (total <= budget)
+      return this.finish(chosen, { ...base, action: 'none', tokensAfter: total, replaced: [], message: `The prompt fits: ${total} of ${budget} tokens.` });
 
     const candidates = prompt.slots.filter((slot) => slot.messageIndex < prompt.lastTurnStart);
     // Can it fit at all? Every earlier result replaced by a reference of about this size.
@@ -105,7 +107,14 @@ export class ContextGuard {
       if (after >= before) continue;
       chosen.set(slot, replacement.text);
       current -= before - after;
-      const entry: ReplacedResult = { toolCallId: slot.toolCallId, toolName: slot.toolName, messageIndex: slot.messageIndex, tokensBefore: before, tokensAfter: after, spilled: replacement.spilled };
+      const entry: ReplacedResult = {
+        toolCallId: slot.toolCallId,
+        toolName: slot.toolName,
+        messageIndex: slot.messageIndex,
+        tokensBefore: before,
+        tokensAfter: after,
+        spilled: replacement.spilled,
+      };
       if (replacement.path !== undefined) entry.path = replacement.path;
       replaced.push(entry);
     }
@@ -148,7 +157,9 @@ export class ContextGuard {
   }
 
   private estimateReplacement(slot: ToolResultSlot): number {
-    const reference = findReference(slot.text)?.sentence ?? describeFacts({ path: `results/0000-${slot.toolName}.jsonl`, format: 'jsonl', bytes: 999_999_999, rows: 9_999_999, columns: [] });
+    const reference =
+      findReference(slot.text)?.sentence ??
+      describeFacts({ path: `results/0000-${slot.toolName}.jsonl`, format: 'jsonl', bytes: 999_999_999, rows: 9_999_999, columns: [] });
     return this.counter.count(replacementText(slot.toolName, slot.toolCallId, reference));
   }
 

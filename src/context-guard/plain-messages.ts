@@ -50,7 +50,15 @@ export function plainPrompt(messages: readonly PlainMessage[]): GuardPrompt {
     }
     message.content.forEach((part, partIndex) => {
       if (isToolResult(part)) {
-        slots.push({ messageIndex, partIndex, toolCallId: part.toolCallId, toolName: part.toolName, text: resultText(part.result), value: part.result, isError: part.isError === true });
+        slots.push({
+          messageIndex,
+          partIndex,
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          text: resultText(part.result),
+          value: part.result,
+          isError: part.isError === true,
+        });
       } else {
         otherTexts.push(JSON.stringify(part));
       }

@@ -26,7 +26,10 @@ export function describeFacts(facts: ReferenceFacts): string {
       : facts.format === 'json'
         ? 'JSON'
         : facts.format;
-  const columns = facts.columns !== undefined && facts.columns.length > 0 ? ` Columns: ${facts.columns.slice(0, 30).join(', ')}${facts.columns.length > 30 ? ', …' : ''}.` : '';
+  const columns =
+    facts.columns !== undefined && facts.columns.length > 0
+      ? ` Columns: ${facts.columns.slice(0, 30).join(', ')}${facts.columns.length > 30 ? ', …' : ''}.`
+      : '';
   return `[spillway] Saved to ${facts.path} (${kind}, ${formatBytes(facts.bytes)}).${columns}`;
 }
 

@@ -277,7 +277,8 @@ export class Host extends EventEmitter<HostEvents> {
       sandbox = this.sandbox.conversation(context.conversationId);
     } catch (error) {
       const failure = toSpillwayError(error);
-      return { callId, tool: call.name, isError: true, text: failure.message, files: [], truncated: false, attachments: [], notes: [], error: failure.toJSON(), durationMs: 0 };
+      const text = failure.message;
+      return { callId, tool: call.name, isError: true, text, files: [], truncated: false, attachments: [], notes: [], error: failure.toJSON(), durationMs: 0 };
     }
 
     let output: ToolOutput | undefined;
@@ -320,7 +321,8 @@ export class Host extends EventEmitter<HostEvents> {
 
     const durationMs = performance.now() - startedAt;
     const attachments = output?.attachments ?? [];
-    const result: ExecuteResult = { callId, tool: call.name, isError, text: view.text, files: view.files, truncated: view.truncated, attachments, notes: view.notes, durationMs };
+    const { text, files, truncated, notes } = view;
+    const result: ExecuteResult = { callId, tool: call.name, isError, text, files, truncated, attachments, notes, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;
     if (failure !== undefined) result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };

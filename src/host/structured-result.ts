@@ -35,12 +35,12 @@ const attachmentSchema = Type.Object(
  */
 export function structuredResultSchema(resultSchema: OutputSchema): JsonSchema {
   return Type.Object({
-    result: Type.Optional(Type.Unsafe({ ...resultSchema, description: resultSchema.description ?? 'The tool\'s result.' } as TSchema)),
+    result: Type.Optional(Type.Unsafe({ ...resultSchema, description: resultSchema.description ?? "The tool's result." } as TSchema)),
     truncated: Type.Boolean({ description: 'true: the model saw only a whole-record prefix; `result` is absent and the spill file holds all of it.' }),
     spill: Type.Optional(spillMetaSchema),
     files: Type.Optional(Type.Array(spillMetaSchema, { description: 'Binary blocks (images, audio) saved as their own files.' })),
     attachments: Type.Optional(Type.Array(attachmentSchema)),
-    notes: Type.Array(Type.String(), { description: 'The host\'s sentences the model read beside the result: how much is shown, where the file is.' }),
+    notes: Type.Array(Type.String(), { description: "The host's sentences the model read beside the result: how much is shown, where the file is." }),
   }) as JsonSchema;
 }
 

@@ -56,14 +56,22 @@ export async function runAgentLoop(ai: AiSdk): Promise<LoopRun> {
   const env = await tempHost({ inline: { maxTokens: 5000 } }, { now: () => new Date('2026-12-01T08:00:00.000Z') });
   try {
     const rows = makeRows(10_000);
-    env.host.registerTool({ name: 'list_rows', description: 'All rows of the ledger.', inputSchema: { type: 'object', properties: {} }, handler: () => ({ value: rows }) });
+    env.host.registerTool({
+      name: 'list_rows',
+      description: 'All rows of the ledger.',
+      inputSchema: { type: 'object', properties: {} },
+      handler: () => ({ value: rows }),
+    });
     const conversationId = 'loop-1';
     const crmNotes = ai.tool({
       description: 'Notes from the CRM.',
       inputSchema: ai.jsonSchema({ type: 'object', properties: {} }),
       execute: async () => Array.from({ length: 3000 }, (_, index) => ({ account: index, note: `called on day ${index % 30}` })),
     });
-    const tools = { ...spillwayTools(env.host, { conversationId, principal: 'tester' }), crm_notes: withSpill(crmNotes as Parameters<typeof withSpill>[0], env.host, { conversationId, toolName: 'crm_notes' }) };
+    const tools = {
+      ...spillwayTools(env.host, { conversationId, principal: 'tester' }),
+      crm_notes: withSpill(crmNotes as Parameters<typeof withSpill>[0], env.host, { conversationId, toolName: 'crm_notes' }),
+    };
 
     const prompts: unknown[][] = [];
     let listedPath = '';
@@ -91,7 +99,13 @@ export async function runAgentLoop(ai: AiSdk): Promise<LoopRun> {
       model,
       middleware: spillwayContextGuard({ contextWindow: 14_000, share: 0.85, host: env.host, conversationId, onReport: (report) => reports.push(report) }),
     });
-    const result = await ai.generateText({ model: guarded, tools, system: 'You are a careful analyst.', prompt: 'Export every ledger row as CSV.', stopWhen: ai.stepCountIs(6) });
+    const result = await ai.generateText({
+      model: guarded,
+      tools,
+      system: 'You are a careful analyst.',
+      prompt: 'Export every ledger row as CSV.',
+      stopWhen: ai.stepCountIs(6),
+    });
     const csv = await readFile(path.join(env.sandboxRoot, conversationId, 'outputs', '0001-list_rows.csv'), 'utf8');
     return { prompts, reports, text: result.text, listed: result.steps[0]?.toolResults[0]?.output, csv };
   } finally {
@@ -113,8 +127,14 @@ export async function checkAgentLoop(ai: AiSdk): Promise<void> {
   assert.deepEqual([output.spill?.path, output.spill?.rows, output.truncated], ['results/0001-list_rows.jsonl', 10_000, true]);
 
   // 2. The guard did nothing while the prompt fitted, then replaced the old result by its reference.
-  assert.deepEqual(run.reports.map((report) => report.action), ['none', 'none', 'replaced', 'replaced']);
-  assert.deepEqual(run.reports[2]?.replaced.map((entry) => [entry.toolName, entry.toolCallId, entry.path]), [['list_rows', 'call-1', 'results/0001-list_rows.jsonl']]);
+  assert.deepEqual(
+    run.reports.map((report) => report.action),
+    ['none', 'none', 'replaced', 'replaced'],
+  );
+  assert.deepEqual(
+    run.reports[2]?.replaced.map((entry) => [entry.toolName, entry.toolCallId, entry.path]),
+    [['list_rows', 'call-1', 'results/0001-list_rows.jsonl']],
+  );
   assert.ok((run.reports[2]?.tokensAfter ?? Infinity) <= (run.reports[2]?.budget ?? 0));
   const replaced = resultText(run.prompts[2] ?? [], 'call-1');
   assert.match(replaced, /^\[spillway\] The result of list_rows \(call call-1\) was taken out of the prompt/);

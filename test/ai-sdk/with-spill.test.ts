@@ -19,7 +19,11 @@ test('withSpill: a large result is written to the sandbox and the model reads th
   const env = await tempHost();
   t.after(() => env.cleanup());
   const rows = makeRows(300);
-  const search = tool({ description: 'search', inputSchema: jsonSchema<{ q: string }>({ type: 'object', properties: { q: { type: 'string' } } }), execute: async () => rows });
+  const search = tool({
+    description: 'search',
+    inputSchema: jsonSchema<{ q: string }>({ type: 'object', properties: { q: { type: 'string' } } }),
+    execute: async () => rows,
+  });
   const wrapped = withSpill(search, env.host, { conversationId: 'ws-1', toolName: 'crm_search' });
   const { output, model } = await run(wrapped, { q: 'x' }, 'c-1');
   assert.equal(output.isError, false);
@@ -30,7 +34,11 @@ test('withSpill: a large result is written to the sandbox and the model reads th
   const file = await readFile(path.join(env.sandboxRoot, 'ws-1', output.spill?.path ?? ''), 'utf8');
   assert.equal(file.trim().split('\n').length, 300);
   // A small result stays inline, without a file.
-  const small = withSpill(tool({ description: 'ping', inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }), execute: async () => ({ ok: true }) }), env.host, { conversationId: 'ws-1', toolName: 'ping' });
+  const small = withSpill(
+    tool({ description: 'ping', inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }), execute: async () => ({ ok: true }) }),
+    env.host,
+    { conversationId: 'ws-1', toolName: 'ping' },
+  );
   const pong = await run(small, {}, 'c-2');
   assert.equal(pong.model.value, '{"ok":true}');
   assert.equal(pong.output.spill, undefined);
@@ -59,11 +67,22 @@ test('withSpill: a tool that throws has its full error (message and stack) spill
   assert.match(full, /Caused by: Error: socket hang up/);
 });
 
-test('withSpill and spillwayTools: the host\'s policy applies, and errors reach the model as error text with their code', async (t) => {
+test("withSpill and spillwayTools: the host's policy applies, and errors reach the model as error text with their code", async (t) => {
   const env = await tempHost({ policy: { default: 'allow', upstreamDefault: 'ask', rules: { secret_tool: 'deny' } } });
   t.after(() => env.cleanup());
   let ran = false;
-  const secret = withSpill(tool({ description: 's', inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }), execute: async () => { ran = true; return 'x'; } }), env.host, { conversationId: 'ws-3', toolName: 'secret_tool' });
+  const secret = withSpill(
+    tool({
+      description: 's',
+      inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
+      execute: async () => {
+        ran = true;
+        return 'x';
+      },
+    }),
+    env.host,
+    { conversationId: 'ws-3', toolName: 'secret_tool' },
+  );
   const denied = await run(secret, {}, 'c-1');
   assert.equal(ran, false);
   assert.equal(denied.output.error?.code, 'PERMISSION_DENIED');

@@ -22,7 +22,12 @@ async function setup(t: TestContext) {
   const config = path.join(dir, 'config.json');
   await writeFile(
     config,
-    JSON.stringify({ sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'warn' }, policy: { rules: { run_script: 'deny' } } }),
+    JSON.stringify({
+      sandbox: { root: path.join(dir, 'sandbox') },
+      data: { dir: path.join(dir, 'data') },
+      log: { level: 'warn' },
+      policy: { rules: { run_script: 'deny' } },
+    }),
   );
   const call = (args: string[], stdin?: string): Promise<Run> =>
     new Promise((resolve, reject) => {
@@ -43,7 +48,10 @@ async function setup(t: TestContext) {
 test('spillway call runs a tool through the host: arguments from stdin and --set, result on stdout, --json, spill and record', async (t) => {
   const { dir, call, sandbox } = await setup(t);
   const rows = Array.from({ length: 50 }, (_, index) => ({ id: index, name: `row-${index}` }));
-  const written = await call(['write_file', '--args-file', '-', '--set', 'path=args/rows.json', '--json'], JSON.stringify({ path: 'args/other.json', content: rows }));
+  const written = await call(
+    ['write_file', '--args-file', '-', '--set', 'path=args/rows.json', '--json'],
+    JSON.stringify({ path: 'args/other.json', content: rows }),
+  );
   assert.equal(written.code, 0, written.stderr);
   const json = JSON.parse(written.stdout) as { result: { path: string }; isError: boolean; notes: string[] };
   assert.equal(json.isError, false);
@@ -62,8 +70,14 @@ test('spillway call runs a tool through the host: arguments from stdin and --set
   const card = JSON.parse(exported.stdout) as { attachments: { path: string }[] };
   assert.equal(card.attachments[0]?.path, 'outputs/rows.csv');
   assert.equal((await readFile(path.join(sandbox, 'outputs', 'rows.csv'), 'utf8')).trim().split('\n').length, 51);
-  const records = (await readFile(path.join(dir, 'data', 'records.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { tool: string; caller: string });
-  assert.deepEqual(records.map((record) => record.tool), ['write_file', 'read_file', 'export_table']);
+  const records = (await readFile(path.join(dir, 'data', 'records.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { tool: string; caller: string });
+  assert.deepEqual(
+    records.map((record) => record.tool),
+    ['write_file', 'read_file', 'export_table'],
+  );
   assert.equal(records[0]?.caller, 'cli');
 });
 
@@ -72,11 +86,27 @@ test('spillway call exits with a distinct code and a one-line message per failur
   await writeFile(path.join(dir, 'broken.json'), '{"path": ');
   await writeFile(path.join(dir, 'array.json'), '[1]');
   const cases: { args: string[]; code: number; error: RegExp }[] = [
-    { args: ['read_fil'], code: callExitCodes.unknownTool, error: /^spillway call: TOOL_NOT_FOUND: There is no tool named "read_fil"\. Did you mean: read_file\?$/ },
-    { args: ['read_file', '--args-file', 'broken.json'], code: callExitCodes.unreadableArguments, error: /^spillway call: INVALID_JSON: The arguments in broken\.json are not valid JSON/ },
+    {
+      args: ['read_fil'],
+      code: callExitCodes.unknownTool,
+      error: /^spillway call: TOOL_NOT_FOUND: There is no tool named "read_fil"\. Did you mean: read_file\?$/,
+    },
+    {
+      args: ['read_file', '--args-file', 'broken.json'],
+      code: callExitCodes.unreadableArguments,
+      error: /^spillway call: INVALID_JSON: The arguments in broken\.json are not valid JSON/,
+    },
     { args: ['read_file', '--args-file', 'array.json'], code: callExitCodes.unreadableArguments, error: /^spillway call: ARGS_NOT_OBJECT: / },
-    { args: ['read_file', '--args-file', 'missing.json'], code: callExitCodes.unreadableArguments, error: /^spillway call: INVALID_JSON: The arguments file missing\.json cannot be read/ },
-    { args: ['read_file', '--set', 'path=3', '--set', 'limit=x'], code: callExitCodes.invalidArguments, error: /^spillway call: INVALID_ARGUMENTS: .*path.*limit/ },
+    {
+      args: ['read_file', '--args-file', 'missing.json'],
+      code: callExitCodes.unreadableArguments,
+      error: /^spillway call: INVALID_JSON: The arguments file missing\.json cannot be read/,
+    },
+    {
+      args: ['read_file', '--set', 'path=3', '--set', 'limit=x'],
+      code: callExitCodes.invalidArguments,
+      error: /^spillway call: INVALID_ARGUMENTS: .*path.*limit/,
+    },
     { args: ['run_script', '--set', 'code=return 1'], code: callExitCodes.refused, error: /^spillway call: PERMISSION_DENIED: / },
     { args: ['read_file', '--set', 'path=results/none.jsonl'], code: callExitCodes.toolFailed, error: /^spillway call: PATH_NOT_FOUND: / },
     { args: [], code: callExitCodes.usage, error: /give exactly one TOOL/ },

@@ -53,7 +53,10 @@ test('past the budget: largest first, then oldest; replaced by the reference the
   const { messages: out, report } = await guardPlainMessages(guard, messages);
   assert.equal(report.action, 'replaced');
   // c4 is the last turn; c2 is the largest earlier result, then c1 (older than c3, same size).
-  assert.deepEqual(report.replaced.map((entry) => entry.toolCallId), ['c2', 'c1']);
+  assert.deepEqual(
+    report.replaced.map((entry) => entry.toolCallId),
+    ['c2', 'c1'],
+  );
   assert.ok(report.tokensAfter <= report.budget);
   assert.deepEqual(out.slice(7), messages.slice(7));
   assert.equal(out[7], messages[7]);
@@ -67,7 +70,11 @@ test('past the budget: largest first, then oldest; replaced by the reference the
 });
 
 test('a budget that no replacement can meet (the last turn alone is too big) is reported and the prompt left unchanged', async () => {
-  const messages: PlainMessage[] = [{ role: 'user', content: 'go' }, ...step('c1', 'query', spilledText('0001', 2000)), ...step('c2', 'query', 'y'.repeat(20_000))];
+  const messages: PlainMessage[] = [
+    { role: 'user', content: 'go' },
+    ...step('c1', 'query', spilledText('0001', 2000)),
+    ...step('c2', 'query', 'y'.repeat(20_000)),
+  ];
   const guard = createMessageGuard({ contextWindow: 10_000, counter: exactBytes });
   const { messages: out, report } = await guard(messages);
   assert.equal(report.action, 'over-budget');
@@ -111,10 +118,16 @@ test('hostSpiller writes the full result into the conversation, and the replacem
   assert.match(text, /Saved to results\/0001-crm_search\.jsonl \(JSONL table, 500 rows × 5 columns, [\d.]+ KiB\)\. Columns: id, name, amount, active, note\./);
   assert.doesNotMatch(text, /expires|\d{4}-\d\d-\d\dT/);
   const file = await readFile(path.join(env.sandboxRoot, 'guarded', 'results', '0001-crm_search.jsonl'), 'utf8');
-  assert.deepEqual(file.trim().split('\n').map((line) => JSON.parse(line) as unknown), rows);
+  assert.deepEqual(
+    file
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown),
+    rows,
+  );
 });
 
-test('tokens are counted with the model\'s tokenizer where it is known, else 1.84 bytes a token', async () => {
+test("tokens are counted with the model's tokenizer where it is known, else 1.84 bytes a token", async () => {
   assert.equal((await counterForModel('gpt-4o-mini')).name, 'o200k_base');
   assert.equal((await counterForModel('gpt-4-turbo')).name, 'cl100k_base');
   assert.equal((await counterForModel('claude-sonnet-4')).name, 'bytes/1.84');
@@ -150,26 +163,31 @@ const messageArbitrary: fc.Arbitrary<PlainMessage[]> = fc
 test('property: the output is deterministic and the last turn is never changed', async () => {
   const spill: ResultSpiller = async (result) => ({ path: `results/${result.toolCallId}-${result.toolName}.json`, format: 'json', bytes: 100 });
   await fc.assert(
-    fc.asyncProperty(messageArbitrary, fc.integer({ min: 500, max: 40_000 }), fc.double({ min: 0.3, max: 1, noNaN: true }), async (messages, contextWindow, share) => {
-      const options = { contextWindow, share, counter: exactBytes, spill };
-      const snapshot = JSON.stringify(messages);
-      const first = await createMessageGuard(options)(messages);
-      const again = await createMessageGuard(options)(messages);
-      assert.equal(JSON.stringify(again.messages), JSON.stringify(first.messages));
-      assert.deepEqual(again.report, first.report);
-      assert.equal(JSON.stringify(messages), snapshot, 'the input is never mutated');
-      const start = lastTurnStart(messages.map((message) => message.role));
-      assert.equal(first.messages.length, messages.length);
-      for (let index = start; index < messages.length; index += 1) assert.equal(first.messages[index], messages[index]);
-      if (first.report.action === 'replaced') assert.ok(first.report.tokensAfter <= first.report.budget);
-      else assert.equal(first.messages, messages);
-      // Only tool results change, and a replaced one names its file.
-      first.messages.forEach((message, index) => {
-        if (message === messages[index]) return;
-        assert.equal(message.role, 'tool');
-        assert.match(String((message.content as { result: unknown }[])[0]?.result), /\[spillway\] Saved to results\//);
-      });
-    }),
+    fc.asyncProperty(
+      messageArbitrary,
+      fc.integer({ min: 500, max: 40_000 }),
+      fc.double({ min: 0.3, max: 1, noNaN: true }),
+      async (messages, contextWindow, share) => {
+        const options = { contextWindow, share, counter: exactBytes, spill };
+        const snapshot = JSON.stringify(messages);
+        const first = await createMessageGuard(options)(messages);
+        const again = await createMessageGuard(options)(messages);
+        assert.equal(JSON.stringify(again.messages), JSON.stringify(first.messages));
+        assert.deepEqual(again.report, first.report);
+        assert.equal(JSON.stringify(messages), snapshot, 'the input is never mutated');
+        const start = lastTurnStart(messages.map((message) => message.role));
+        assert.equal(first.messages.length, messages.length);
+        for (let index = start; index < messages.length; index += 1) assert.equal(first.messages[index], messages[index]);
+        if (first.report.action === 'replaced') assert.ok(first.report.tokensAfter <= first.report.budget);
+        else assert.equal(first.messages, messages);
+        // Only tool results change, and a replaced one names its file.
+        first.messages.forEach((message, index) => {
+          if (message === messages[index]) return;
+          assert.equal(message.role, 'tool');
+          assert.match(String((message.content as { result: unknown }[])[0]?.result), /\[spillway\] Saved to results\//);
+        });
+      },
+    ),
     { numRuns: 200 },
   );
 });

@@ -16,10 +16,39 @@ const rowSchema = Type.Array(Type.Object({ id: Type.Integer(), name: Type.String
 async function connect(t: TestContext, conversationId = 'structured-1') {
   const env = await tempHost();
   t.after(() => env.cleanup());
-  env.host.registerTool({ name: 'rows', description: 'rows', inputSchema: { type: 'object' }, outputSchema: rowSchema, handler: (args) => ({ value: makeRows(Number(args.n ?? 10)) }) });
-  env.host.registerTool({ name: 'fails', description: 'throws', inputSchema: { type: 'object' }, outputSchema: Type.String(), handler: () => { throw new Error('backend said no'); } });
-  env.host.registerTool({ name: 'bad_column', description: 'coded error', inputSchema: { type: 'object' }, outputSchema: Type.String(), handler: () => { throw new SpillwayError('UNKNOWN_COLUMN', 'No column "x".', { column: 'x', columns: ['a'] }); } });
-  env.host.registerTool({ name: 'remote__thing', description: 'an upstream tool', inputSchema: { type: 'object' }, outputSchema: rowSchema, origin: { upstream: 'remote' }, handler: () => ({ value: makeRows(2) }) });
+  env.host.registerTool({
+    name: 'rows',
+    description: 'rows',
+    inputSchema: { type: 'object' },
+    outputSchema: rowSchema,
+    handler: (args) => ({ value: makeRows(Number(args.n ?? 10)) }),
+  });
+  env.host.registerTool({
+    name: 'fails',
+    description: 'throws',
+    inputSchema: { type: 'object' },
+    outputSchema: Type.String(),
+    handler: () => {
+      throw new Error('backend said no');
+    },
+  });
+  env.host.registerTool({
+    name: 'bad_column',
+    description: 'coded error',
+    inputSchema: { type: 'object' },
+    outputSchema: Type.String(),
+    handler: () => {
+      throw new SpillwayError('UNKNOWN_COLUMN', 'No column "x".', { column: 'x', columns: ['a'] });
+    },
+  });
+  env.host.registerTool({
+    name: 'remote__thing',
+    description: 'an upstream tool',
+    inputSchema: { type: 'object' },
+    outputSchema: rowSchema,
+    origin: { upstream: 'remote' },
+    handler: () => ({ value: makeRows(2) }),
+  });
   const open = async (id: string) => {
     const server = createMcpServer(env.host, { conversationId: id });
     const client = new Client({ name: 'test', version: '1' });
@@ -94,7 +123,10 @@ test('built-in tools: list_files, write_file, read_file, search_file and run_scr
   assert.deepEqual(assertMatchesDeclared(tools.get('write_file'), written).result, { path: 'args/a.json', bytes: 7 });
   const listed = (await client.callTool({ name: 'list_files', arguments: {} })) as CallToolResult;
   const files = (assertMatchesDeclared(tools.get('list_files'), listed).result as { files: { path: string }[] }).files;
-  assert.deepEqual(files.map((file) => file.path), ['results/0001-rows.jsonl', 'args/a.json']);
+  assert.deepEqual(
+    files.map((file) => file.path),
+    ['results/0001-rows.jsonl', 'args/a.json'],
+  );
   const read = (await client.callTool({ name: 'read_file', arguments: { path: 'results/0001-rows.jsonl', limit: 2 } })) as CallToolResult;
   assert.match(assertMatchesDeclared(tools.get('read_file'), read).result as string, /"item-1"/);
   const searched = (await client.callTool({ name: 'search_file', arguments: { path: 'results/0001-rows.jsonl', pattern: 'item-7' } })) as CallToolResult;
@@ -102,18 +134,27 @@ test('built-in tools: list_files, write_file, read_file, search_file and run_scr
   const script = (await client.callTool({ name: 'run_script', arguments: { code: 'return readRows("results/0001-rows.jsonl").length;' } })) as CallToolResult;
   assert.deepEqual(assertMatchesDeclared(tools.get('run_script'), script).result, { result: 50 });
   await client.callTool({ name: 'write_file', arguments: { path: 'args/write.json', content: '{"path":"scripts/b.txt","content":"?"}' } });
-  const delegated = (await client.callTool({ name: 'call_with_args_file', arguments: { tool: 'write_file', argsPath: 'args/write.json', overrides: { content: 'x' } } })) as CallToolResult;
+  const delegated = (await client.callTool({
+    name: 'call_with_args_file',
+    arguments: { tool: 'write_file', argsPath: 'args/write.json', overrides: { content: 'x' } },
+  })) as CallToolResult;
   assert.deepEqual(assertMatchesDeclared(tools.get('call_with_args_file'), delegated).result, { path: 'scripts/b.txt', bytes: 1 });
 });
 
 test('export_table and draw_table results match their declared schemas, with the download card as a field', async (t) => {
   const { client, tools } = await connect(t);
   await client.callTool({ name: 'rows', arguments: { n: 40 } });
-  const exported = (await client.callTool({ name: 'export_table', arguments: { source: 'results/0001-rows.jsonl', format: 'csv', columns: ['id', { name: 'name', header: 'Name' }] } })) as CallToolResult;
+  const exported = (await client.callTool({
+    name: 'export_table',
+    arguments: { source: 'results/0001-rows.jsonl', format: 'csv', columns: ['id', { name: 'name', header: 'Name' }] },
+  })) as CallToolResult;
   const content = assertMatchesDeclared(tools.get('export_table'), exported);
   assert.equal((content.result as { rows: number }).rows, 40);
   assert.equal((content.attachments as { path: string }[])[0]?.path, 'outputs/0001-rows.csv');
-  const drawn = (await client.callTool({ name: 'draw_table', arguments: { source: 'results/0001-rows.jsonl', range: { start: 0, count: 3 } } })) as CallToolResult;
+  const drawn = (await client.callTool({
+    name: 'draw_table',
+    arguments: { source: 'results/0001-rows.jsonl', range: { start: 0, count: 3 } },
+  })) as CallToolResult;
   assert.match(assertMatchesDeclared(tools.get('draw_table'), drawn).result as string, /^\|/);
 });
 
@@ -140,8 +181,10 @@ test('errors carry _meta["spillway/error"] = {code, details, retryable} and no s
 
 test('the retryable table covers every code, and says yes only for transient failures', () => {
   assert.deepEqual(Object.keys(retryableErrors).sort(), Object.keys(errorCodes).sort());
-  for (const code of ['WORKER_FAILED', 'TOOL_TIMEOUT', 'UPSTREAM_UNAVAILABLE', 'SCRIPT_BUSY', 'SQL_TIMEOUT'] as const) assert.equal(retryableErrors[code], true, code);
-  for (const code of ['UNKNOWN_COLUMN', 'INVALID_ARGUMENTS', 'PERMISSION_DENIED', 'PATH_TRAVERSAL', 'SQL_READ_ONLY'] as const) assert.equal(retryableErrors[code], false, code);
+  for (const code of ['WORKER_FAILED', 'TOOL_TIMEOUT', 'UPSTREAM_UNAVAILABLE', 'SCRIPT_BUSY', 'SQL_TIMEOUT'] as const)
+    assert.equal(retryableErrors[code], true, code);
+  for (const code of ['UNKNOWN_COLUMN', 'INVALID_ARGUMENTS', 'PERMISSION_DENIED', 'PATH_TRAVERSAL', 'SQL_READ_ONLY'] as const)
+    assert.equal(retryableErrors[code], false, code);
 });
 
 test('resources/read of a missing, refused or foreign file answers -32002 (resource not found)', async (t) => {

@@ -102,7 +102,13 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
 
 function fail(io: CliIo, error: SpillwayError): number {
   // One line: multi-line messages (every schema violation) are joined.
-  io.err(`spillway call: ${error.code}: ${error.message.split('\n').map((line) => line.trim()).filter(Boolean).join('; ')}`);
+  io.err(
+    `spillway call: ${error.code}: ${error.message
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .join('; ')}`,
+  );
   return exitCodeFor(error.code);
 }
 
@@ -129,9 +135,18 @@ async function readArguments(file: string | undefined): Promise<Record<string, u
   try {
     value = parseJsonSafely(text);
   } catch (error) {
-    throw new SpillwayError('INVALID_JSON', `The arguments ${file === '-' ? 'on standard input' : `in ${file}`} are not valid JSON: ${(error as Error).message}.`, { file });
+    throw new SpillwayError(
+      'INVALID_JSON',
+      `The arguments ${file === '-' ? 'on standard input' : `in ${file}`} are not valid JSON: ${(error as Error).message}.`,
+      { file },
+    );
   }
-  if (!isJsonObject(value)) throw new SpillwayError('ARGS_NOT_OBJECT', `The arguments ${file === '-' ? 'on standard input' : `in ${file}`} must be a JSON object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}).`, { file });
+  if (!isJsonObject(value))
+    throw new SpillwayError(
+      'ARGS_NOT_OBJECT',
+      `The arguments ${file === '-' ? 'on standard input' : `in ${file}`} must be a JSON object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}).`,
+      { file },
+    );
   return value;
 }
 
