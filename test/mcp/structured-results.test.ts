@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import { errorCodes, retryableErrors, SpillwayError } from '../../src/errors.js';
 import { createMcpServer, resourceNotFoundCode } from '../../src/mcp/mcp-server.js';
+import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { makeRows, tempHost } from '../helpers/temp-host.js';
 
 const rowSchema = Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), amount: Type.Number(), active: Type.Boolean(), note: Type.String() }));
@@ -16,6 +17,7 @@ const rowSchema = Type.Array(Type.Object({ id: Type.Integer(), name: Type.String
 async function connect(t: TestContext, conversationId = 'structured-1') {
   const env = await tempHost();
   t.after(() => env.cleanup());
+  await startUpstreams(env.host);
   env.host.registerTool({
     name: 'rows',
     description: 'rows',
@@ -209,4 +211,19 @@ test('resources/read of a missing, refused or foreign file answers -32002 (resou
   assert.equal((await codeOf(client, 'https://example.com/x')).code, -32002);
   const stranger = await open('stranger');
   assert.equal((await codeOf(stranger, 'spillway://sandbox/outputs/mine.csv')).code, -32002);
+});
+
+test('query_sql and list_upstreams results match their declared schemas', async (t) => {
+  const { client, tools } = await connect(t);
+  const queried = (await client.callTool({
+    name: 'query_sql',
+    arguments: { sql: "SELECT id, amount, label FROM transactions WHERE label = 'fraud' ORDER BY id LIMIT 5", label: 'five' },
+  })) as CallToolResult;
+  const content = assertMatchesDeclared(tools.get('query_sql'), queried).result as { label: string; returned: number; rows: unknown[] };
+  assert.equal(content.label, 'five');
+  assert.equal(content.returned, 5);
+  const empty = (await client.callTool({ name: 'query_sql', arguments: { sql: 'SELECT id FROM transactions WHERE 1 = 0' } })) as CallToolResult;
+  assert.deepEqual((assertMatchesDeclared(tools.get('query_sql'), empty).result as { columns: string[] }).columns, ['id']);
+  const upstreams = (await client.callTool({ name: 'list_upstreams', arguments: {} })) as CallToolResult;
+  assert.deepEqual(assertMatchesDeclared(tools.get('list_upstreams'), upstreams).result, { upstreams: [] });
 });
