@@ -1,11 +1,11 @@
 /** Piscina task: export_table to CSV. Reads the source itself, streams, writes atomically. */
-import { csvHeaderLine, csvLine } from '../src/tools/files/csv-cells.js';
-import { selectRows } from '../src/tools/files/select-rows.js';
-import { openTableSource } from '../src/tools/files/table-source.js';
-import { openOutput, writeChunk } from '../src/tools/files/worker-output.js';
-import { workerTask } from '../src/tools/files/worker-run.js';
-import type { TableResult, TableTask } from '../src/tools/files/worker-task.js';
-import { emptyTableError } from '../src/tools/files/table-notes.js';
+import { csvHeaderLine, csvLine } from '../src/files/formats/csv-cells.js';
+import { selectRows } from '../src/files/selection/select-rows.js';
+import { openTableSource } from '../src/files/sources/table-source.js';
+import { openOutput, writeChunk } from '../src/files/pool/worker-output.js';
+import { workerTask } from '../src/files/pool/worker-run.js';
+import type { TableResult, TableTask } from '../src/files/pool/worker-task.js';
+import { emptyTableError } from '../src/files/formats/table-notes.js';
 
 /** Serialized rows are gathered into chunks of at least this many characters before each write. */
 const chunkChars = 256 * 1024;

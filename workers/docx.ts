@@ -1,10 +1,10 @@
 /** Piscina task: build_document as DOCX (docx library): Word headings, bullets, tables with a repeating header row. */
 import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
-import { loadDocumentTables, type LoadedTable } from '../src/tools/files/document-tables.js';
-import { displayText, xmlSafeText } from '../src/tools/files/table-notes.js';
-import { openOutput, writeChunk } from '../src/tools/files/worker-output.js';
-import { workerTask } from '../src/tools/files/worker-run.js';
-import type { DocumentResult, DocumentTask } from '../src/tools/files/worker-task.js';
+import { loadDocumentTables, type LoadedTable } from '../src/files/formats/document-tables.js';
+import { displayText, xmlSafeText } from '../src/files/formats/table-notes.js';
+import { openOutput, writeChunk } from '../src/files/pool/worker-output.js';
+import { workerTask } from '../src/files/pool/worker-run.js';
+import type { DocumentResult, DocumentTask } from '../src/files/pool/worker-task.js';
 
 const headingLevels = { 1: HeadingLevel.HEADING_1, 2: HeadingLevel.HEADING_2, 3: HeadingLevel.HEADING_3 } as const;
 

@@ -1,11 +1,11 @@
 /** Piscina task: draw_table's Markdown table, at most maxRows rows (read and sorted off the main thread). */
-import { markdownTable } from '../src/tools/files/markdown-table.js';
-import { selectRows } from '../src/tools/files/select-rows.js';
-import { openTableSource } from '../src/tools/files/table-source.js';
-import { emptyTableError } from '../src/tools/files/table-notes.js';
-import { workerTask } from '../src/tools/files/worker-run.js';
-import type { MarkdownResult, MarkdownTask } from '../src/tools/files/worker-task.js';
-import { drawTableTooMany } from '../src/tools/files/draw-table-limit.js';
+import { markdownTable } from '../src/files/formats/markdown-table.js';
+import { selectRows } from '../src/files/selection/select-rows.js';
+import { openTableSource } from '../src/files/sources/table-source.js';
+import { emptyTableError } from '../src/files/formats/table-notes.js';
+import { workerTask } from '../src/files/pool/worker-run.js';
+import type { MarkdownResult, MarkdownTask } from '../src/files/pool/worker-task.js';
+import { drawTableTooMany } from '../src/files/formats/draw-table-limit.js';
 
 export default workerTask<MarkdownTask, MarkdownResult>(async (task, progress) => {
   const source = await openTableSource(task.source);

@@ -6,11 +6,11 @@ type Presentation = InstanceType<typeof pptxgenModule.default>;
 type TableRows = Parameters<ReturnType<Presentation['addSlide']>['addTable']>[0];
 const PptxGenJS = ((pptxgenModule as unknown as { default?: unknown }).default ?? pptxgenModule) as typeof pptxgenModule.default;
 import { formatCount } from '../src/util/format.js';
-import { loadDocumentTables, type LoadedTable } from '../src/tools/files/document-tables.js';
-import { displayText, xmlSafeText } from '../src/tools/files/table-notes.js';
-import { openOutput, writeChunk } from '../src/tools/files/worker-output.js';
-import { workerTask } from '../src/tools/files/worker-run.js';
-import type { DocumentResult, DocumentTask } from '../src/tools/files/worker-task.js';
+import { loadDocumentTables, type LoadedTable } from '../src/files/formats/document-tables.js';
+import { displayText, xmlSafeText } from '../src/files/formats/table-notes.js';
+import { openOutput, writeChunk } from '../src/files/pool/worker-output.js';
+import { workerTask } from '../src/files/pool/worker-run.js';
+import type { DocumentResult, DocumentTask } from '../src/files/pool/worker-task.js';
 
 /** Table rows per slide (10 pt text on a 16:9 slide), header not counted. */
 export const tableRowsPerSlide = 15;

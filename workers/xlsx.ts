@@ -1,13 +1,13 @@
 /** Piscina task: export_table to XLSX with exceljs's streaming writer. */
 import ExcelJS from 'exceljs';
 import { formatCount } from '../src/util/format.js';
-import { selectRows } from '../src/tools/files/select-rows.js';
-import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit, sheetName } from '../src/tools/files/sheet-limit.js';
-import { openTableSource } from '../src/tools/files/table-source.js';
-import { displayText, emptyTableError, xmlSafeText } from '../src/tools/files/table-notes.js';
-import { openOutput, waitForDrain } from '../src/tools/files/worker-output.js';
-import { workerTask } from '../src/tools/files/worker-run.js';
-import type { TableResult, TableTask } from '../src/tools/files/worker-task.js';
+import { selectRows } from '../src/files/selection/select-rows.js';
+import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit, sheetName } from '../src/files/formats/sheet-limit.js';
+import { openTableSource } from '../src/files/sources/table-source.js';
+import { displayText, emptyTableError, xmlSafeText } from '../src/files/formats/table-notes.js';
+import { openOutput, waitForDrain } from '../src/files/pool/worker-output.js';
+import { workerTask } from '../src/files/pool/worker-run.js';
+import type { TableResult, TableTask } from '../src/files/pool/worker-task.js';
 
 /**
  * exceljs has no backpressure: a worksheet's buffer pipes into archiver's entry

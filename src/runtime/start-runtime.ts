@@ -4,7 +4,7 @@ import { createHost } from '../host/create-host.js';
 import type { Host } from '../host/host.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { startRetention } from '../retention/start-retention.js';
-import { startUpstreams } from '../upstream/start-upstreams.js';
+import { startUpstreams } from './start-upstreams.js';
 import { startWatchers } from '../watch/start-watchers.js';
 
 export interface Runtime {

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
-import { compareCells } from '../../src/tools/files/compare-cells.js';
-import { csvCell, csvLine, guardFormula } from '../../src/tools/files/csv-cells.js';
-import { csvFieldValue, CsvParser } from '../../src/tools/files/csv-parser.js';
-import { jsonArrayRows } from '../../src/tools/files/json-array-rows.js';
-import { jsonlRows } from '../../src/tools/files/jsonl-rows.js';
+import { compareCells } from '../../src/files/selection/compare-cells.js';
+import { csvCell, csvLine, guardFormula } from '../../src/files/formats/csv-cells.js';
+import { csvFieldValue, CsvParser } from '../../src/files/sources/csv-parser.js';
+import { jsonArrayRows } from '../../src/files/sources/json-array-rows.js';
+import { jsonlRows } from '../../src/files/sources/jsonl-rows.js';
 
 /** Splits text into chunks at the given cut points, as a file read would. */
 async function* chunked(text: string, cuts: number[]): AsyncGenerator<string> {
@@ -125,7 +125,7 @@ test('the sort order: numbers as numbers, text by code unit, empty values last i
 });
 
 test('selectRows sorts like the reference for numbers, text, mixed values and several keys (property)', async () => {
-  const { selectRows } = await import('../../src/tools/files/select-rows.js');
+  const { selectRows } = await import('../../src/files/selection/select-rows.js');
   const { expectedSelection } = await import('./helpers.js');
   const value = fc.oneof(fc.constant(null), fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: -3, max: 3 }));
   const text = fc.oneof(fc.constant(null), fc.constantFrom('a', 'B', 'b', '', 'aa'));

@@ -5,8 +5,9 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { ToolContext } from '../../src/host/tool.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { ScriptBridge } from '../../src/tools/script/script-bridge.js';
-import { limitsFromConfig } from '../../src/tools/script/script-limits.js';
+import { scriptListFiles } from '../../src/tools/script/script-list-files.js';
+import { ScriptBridge } from '../../src/script/script-bridge.js';
+import { limitsFromConfig } from '../../src/script/script-limits.js';
 import { tempHost } from '../helpers/temp-host.js';
 import { runScript, scriptResult, snapshotTree } from './helpers.js';
 
@@ -47,7 +48,7 @@ test('random relative paths given to the script API never resolve outside the co
   const before = await snapshotTree(env.dir, [conversation, path.join(env.dir, 'data')]);
   await fc.assert(
     fc.asyncProperty(scriptPath, async (input) => {
-      const bridge = new ScriptBridge({ sandbox, limits: limitsFromConfig(env.config), context });
+      const bridge = new ScriptBridge({ sandbox, limits: limitsFromConfig(env.config), listFiles: scriptListFiles(context) });
       const read = await bridge.handle({ id: 1, op: 'read', path: input });
       if (read.reply.ok && read.reply.op === 'read') {
         assert.notEqual(Buffer.from(read.reply.data).toString('utf8'), secret, `read ${JSON.stringify(input)} reached outside`);

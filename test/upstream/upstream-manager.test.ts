@@ -3,7 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startHttpFront } from '../../src/mcp/http-server.js';
-import { startUpstreams } from '../../src/upstream/start-upstreams.js';
+import { startUpstreams } from '../../src/runtime/start-upstreams.js';
 import { UpstreamManager } from '../../src/upstream/upstream-manager.js';
 import { tempHost, type TempHost } from '../helpers/temp-host.js';
 import { httpUpstream, recordingEntry, waitFor } from './upstream-fixtures.js';

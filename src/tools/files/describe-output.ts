@@ -1,6 +1,6 @@
 import { formatBytes, formatCount, plural } from '../../util/format.js';
-import type { SelectionStats } from './select-rows.js';
-import type { OutputColumn, Selection } from './selection.js';
+import type { SelectionStats } from '../../files/selection/select-rows.js';
+import type { OutputColumn, Selection } from '../../files/selection/selection.js';
 
 /** Sentences about a selection the caller should know: sort, range, empty output, mixed columns. */
 export function selectionNotes(options: { source: string; selection: Selection; stats: SelectionStats }): string[] {

@@ -4,8 +4,8 @@ import { plural } from '../../util/format.js';
 import { renameNote, reportColumns, selectionNotes, sizeText } from './describe-output.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
-import { normalizeSelection, selectionSchema } from './selection.js';
-import type { TableResult, TableTask } from './worker-task.js';
+import { normalizeSelection, selectionSchema } from '../../files/selection/selection.js';
+import type { TableResult, TableTask } from '../../files/pool/worker-task.js';
 
 /** export_table: a CSV or XLSX file in outputs/ built by a worker from a spill path. */
 export function exportTableTool(services: FileToolServices): ToolDefinition {

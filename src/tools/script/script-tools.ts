@@ -1,8 +1,8 @@
 import type { Host } from '../../host/host.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { runScriptTool } from './run-script-tool.js';
-import { limitsFromConfig } from './script-limits.js';
-import { ScriptRunner } from './script-runner.js';
+import { limitsFromConfig } from '../../script/script-limits.js';
+import { ScriptRunner } from '../../script/script-runner.js';
 import { writeFileTool } from './write-file.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ToolDefinition } from '../host/tool.js';
-import type { UpstreamManager } from './upstream-manager.js';
+import type { ToolDefinition } from '../../host/tool.js';
+import type { UpstreamManager } from '../../upstream/upstream-manager.js';
 
 /** The `list_upstreams` tool: the model's view of which upstream servers are up, and why not. */
 export function listUpstreamsTool(manager: UpstreamManager): ToolDefinition {

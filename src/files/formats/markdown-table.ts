@@ -1,5 +1,5 @@
 import { displayText } from './table-notes.js';
-import type { OutputColumn } from './selection.js';
+import type { OutputColumn } from '../selection/selection.js';
 
 /** A cell longer than this is cut with "…" (the table is for reading in an answer). */
 export const maxMarkdownCellChars = 500;

@@ -1,6 +1,6 @@
 import { SpillwayError } from '../../errors.js';
 import { isJsonObject } from '../../util/is-json-object.js';
-import { normalizeSelection, selectionSchema, type Selection } from './selection.js';
+import { normalizeSelection, selectionSchema, type Selection } from '../selection/selection.js';
 
 /** A document block after validation; table blocks carry a normalised selection. */
 export type DocumentBlock =

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { SpillwayError } from '../../errors.js';
-import type { Logger } from '../../log/logger.js';
-import { parseJsonSafely } from '../../util/safe-json.js';
+import { SpillwayError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import { parseJsonSafely } from '../util/safe-json.js';
 import type { RunMessage } from './protocol.js';
 import type { ScriptBridge, WrittenFile } from './script-bridge.js';
 import type { ScriptLimits } from './script-limits.js';
