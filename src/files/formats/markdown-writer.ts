@@ -1,13 +1,12 @@
-/** Piscina task: draw_table's Markdown table, at most maxRows rows (read and sorted off the main thread). */
-import { markdownTable } from '../src/files/formats/markdown-table.js';
-import { selectRows } from '../src/files/selection/select-rows.js';
-import { openTableSource } from '../src/files/sources/table-source.js';
-import { emptyTableError } from '../src/files/formats/table-notes.js';
-import { workerTask } from '../src/files/pool/worker-run.js';
-import type { MarkdownResult, MarkdownTask } from '../src/files/pool/worker-task.js';
-import { drawTableTooMany } from '../src/files/formats/draw-table-limit.js';
+/** draw_table's Markdown table, at most maxRows rows (read and sorted off the main thread). */
+import { markdownTable } from './markdown-table.js';
+import { selectRows } from '../selection/select-rows.js';
+import { openTableSource } from '../sources/table-source.js';
+import { emptyTableError } from './table-notes.js';
+import type { ProgressMessage, MarkdownResult, MarkdownTask } from '../pool/worker-task.js';
+import { drawTableTooMany } from './draw-table-limit.js';
 
-export default workerTask<MarkdownTask, MarkdownResult>(async (task, progress) => {
+export async function drawMarkdown(task: MarkdownTask, progress: (message: ProgressMessage) => void): Promise<MarkdownResult> {
   const source = await openTableSource(task.source);
   try {
     const selected = await selectRows({
@@ -24,4 +23,4 @@ export default workerTask<MarkdownTask, MarkdownResult>(async (task, progress) =
   } finally {
     await source.close();
   }
-});
+}

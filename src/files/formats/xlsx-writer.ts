@@ -1,13 +1,12 @@
-/** Piscina task: export_table to XLSX with exceljs's streaming writer. */
+/** export_table to XLSX with exceljs's streaming writer. */
 import ExcelJS from 'exceljs';
-import { formatCount } from '../src/util/format.js';
-import { selectRows } from '../src/files/selection/select-rows.js';
-import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit, sheetName } from '../src/files/formats/sheet-limit.js';
-import { openTableSource } from '../src/files/sources/table-source.js';
-import { displayText, emptyTableError, xmlSafeText } from '../src/files/formats/table-notes.js';
-import { openOutput, waitForDrain } from '../src/files/pool/worker-output.js';
-import { workerTask } from '../src/files/pool/worker-run.js';
-import type { TableResult, TableTask } from '../src/files/pool/worker-task.js';
+import { formatCount } from '../../util/format.js';
+import { selectRows } from '../selection/select-rows.js';
+import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit, sheetName } from './sheet-limit.js';
+import { openTableSource } from '../sources/table-source.js';
+import { displayText, emptyTableError, xmlSafeText } from './table-notes.js';
+import { openOutput, waitForDrain } from '../pool/worker-output.js';
+import type { ProgressMessage, TableResult, TableTask } from '../pool/worker-task.js';
 
 /**
  * exceljs has no backpressure: a worksheet's buffer pipes into archiver's entry
@@ -29,7 +28,7 @@ const widthSampleRows = 1000;
 /** exceljs has no backpressure: every this many rows, let the zip catch up with the file. */
 const drainEveryRows = 1000;
 
-export default workerTask<TableTask, TableResult>(async (task, progress) => {
+export async function writeXlsx(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
   const source = await openTableSource(task.source);
   try {
     const selected = await selectRows({ source, selection: task.selection, onProgress: progress });
@@ -122,4 +121,4 @@ export default workerTask<TableTask, TableResult>(async (task, progress) => {
   } finally {
     await source.close();
   }
-});
+}

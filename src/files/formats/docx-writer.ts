@@ -1,14 +1,13 @@
-/** Piscina task: build_document as DOCX (docx library): Word headings, bullets, tables with a repeating header row. */
+/** build_document as DOCX (docx library): Word headings, bullets, tables with a repeating header row. */
 import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
-import { loadDocumentTables, type LoadedTable } from '../src/files/formats/document-tables.js';
-import { displayText, xmlSafeText } from '../src/files/formats/table-notes.js';
-import { openOutput, writeChunk } from '../src/files/pool/worker-output.js';
-import { workerTask } from '../src/files/pool/worker-run.js';
-import type { DocumentResult, DocumentTask } from '../src/files/pool/worker-task.js';
+import { loadDocumentTables, type LoadedTable } from './document-tables.js';
+import { displayText, xmlSafeText } from './table-notes.js';
+import { openOutput, writeChunk } from '../pool/worker-output.js';
+import type { ProgressMessage, DocumentResult, DocumentTask } from '../pool/worker-task.js';
 
 const headingLevels = { 1: HeadingLevel.HEADING_1, 2: HeadingLevel.HEADING_2, 3: HeadingLevel.HEADING_3 } as const;
 
-export default workerTask<DocumentTask, DocumentResult>(async (task, progress) => {
+export async function writeDocx(task: DocumentTask, progress: (message: ProgressMessage) => void): Promise<DocumentResult> {
   const tables = await loadDocumentTables({ spec: task.spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
   const children: (Paragraph | Table)[] = [new Paragraph({ text: xmlSafeText(task.spec.title), heading: HeadingLevel.TITLE })];
   if (task.spec.subtitle !== undefined) children.push(new Paragraph({ children: [new TextRun({ text: xmlSafeText(task.spec.subtitle), italics: true, size: 28 })] }));
@@ -44,7 +43,7 @@ export default workerTask<DocumentTask, DocumentResult>(async (task, progress) =
     await output.abort();
     throw error;
   }
-});
+}
 
 /** A paragraph block: blank lines separate paragraphs; single line breaks stay breaks. */
 function textParagraphs(text: string): Paragraph[] {

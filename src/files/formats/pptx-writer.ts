@@ -1,16 +1,15 @@
-/** Piscina task: build_document as PPTX (pptxgenjs): title slide, text slides, tables paginated with the header on every slide. */
+/** build_document as PPTX (pptxgenjs): title slide, text slides, tables paginated with the header on every slide. */
 import pptxgenModule from 'pptxgenjs';
 
 // pptxgenjs's types describe a CommonJS default export, its ESM build exports the class itself.
 type Presentation = InstanceType<typeof pptxgenModule.default>;
 type TableRows = Parameters<ReturnType<Presentation['addSlide']>['addTable']>[0];
 const PptxGenJS = ((pptxgenModule as unknown as { default?: unknown }).default ?? pptxgenModule) as typeof pptxgenModule.default;
-import { formatCount } from '../src/util/format.js';
-import { loadDocumentTables, type LoadedTable } from '../src/files/formats/document-tables.js';
-import { displayText, xmlSafeText } from '../src/files/formats/table-notes.js';
-import { openOutput, writeChunk } from '../src/files/pool/worker-output.js';
-import { workerTask } from '../src/files/pool/worker-run.js';
-import type { DocumentResult, DocumentTask } from '../src/files/pool/worker-task.js';
+import { formatCount } from '../../util/format.js';
+import { loadDocumentTables, type LoadedTable } from './document-tables.js';
+import { displayText, xmlSafeText } from './table-notes.js';
+import { openOutput, writeChunk } from '../pool/worker-output.js';
+import type { ProgressMessage, DocumentResult, DocumentTask } from '../pool/worker-task.js';
 
 /** Table rows per slide (10 pt text on a 16:9 slide), header not counted. */
 export const tableRowsPerSlide = 15;
@@ -24,7 +23,7 @@ const margin = 0.5;
 
 type TextItem = { text: string; options: Record<string, unknown> };
 
-export default workerTask<DocumentTask, DocumentResult>(async (task, progress) => {
+export async function writePptx(task: DocumentTask, progress: (message: ProgressMessage) => void): Promise<DocumentResult> {
   const tables = await loadDocumentTables({ spec: task.spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
   const pptx = new PptxGenJS();
   pptx.layout = 'LAYOUT_WIDE';
@@ -102,7 +101,7 @@ export default workerTask<DocumentTask, DocumentResult>(async (task, progress) =
     await output.abort();
     throw error;
   }
-});
+}
 
 /** Slides for one table: {@link tableRowsPerSlide} rows each, the header row repeated, the title saying which rows. */
 function addTableSlides(options: { pptx: Presentation; table: LoadedTable; caption: string; contentWidth: number }): { slides: number; cutCells: number } {

@@ -1,16 +1,15 @@
-/** Piscina task: export_table to CSV. Reads the source itself, streams, writes atomically. */
-import { csvHeaderLine, csvLine } from '../src/files/formats/csv-cells.js';
-import { selectRows } from '../src/files/selection/select-rows.js';
-import { openTableSource } from '../src/files/sources/table-source.js';
-import { openOutput, writeChunk } from '../src/files/pool/worker-output.js';
-import { workerTask } from '../src/files/pool/worker-run.js';
-import type { TableResult, TableTask } from '../src/files/pool/worker-task.js';
-import { emptyTableError } from '../src/files/formats/table-notes.js';
+/** export_table to CSV. Reads the source itself, streams, writes atomically. */
+import { csvHeaderLine, csvLine } from './csv-cells.js';
+import { selectRows } from '../selection/select-rows.js';
+import { openTableSource } from '../sources/table-source.js';
+import { openOutput, writeChunk } from '../pool/worker-output.js';
+import type { ProgressMessage, TableResult, TableTask } from '../pool/worker-task.js';
+import { emptyTableError } from './table-notes.js';
 
 /** Serialized rows are gathered into chunks of at least this many characters before each write. */
 const chunkChars = 256 * 1024;
 
-export default workerTask<TableTask, TableResult>(async (task, progress) => {
+export async function writeCsv(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
   const source = await openTableSource(task.source);
   try {
     const selected = await selectRows({ source, selection: task.selection, onProgress: progress });
@@ -38,4 +37,4 @@ export default workerTask<TableTask, TableResult>(async (task, progress) => {
   } finally {
     await source.close();
   }
-});
+}
