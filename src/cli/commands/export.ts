@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load-config.js';
 import { SpillwayError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
-import { selectionNotes } from '../../tools/files/describe-output.js';
+import { selectionNotes } from '../../files/selection/selection-notes.js';
 import { FilePool } from '../../files/pool/file-pool.js';
 import type { ProgressMessage } from '../../files/pool/worker-task.js';
 import { normalizeSelection } from '../../files/selection/selection.js';

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '../../host/tool.js';
 import { formatCount, plural } from '../../util/format.js';
-import { selectionNotes } from './describe-output.js';
+import { selectionNotes } from '../../files/selection/selection-notes.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { normalizeSelection, selectionSchema } from '../../files/selection/selection.js';
 import type { MarkdownResult, MarkdownTask } from '../../files/pool/worker-task.js';

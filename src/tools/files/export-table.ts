@@ -1,7 +1,8 @@
 import type { ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { plural } from '../../util/format.js';
-import { renameNote, reportColumns, selectionNotes, sizeText } from './describe-output.js';
+import { selectionNotes } from '../../files/selection/selection-notes.js';
+import { renameNote, reportColumns, sizeText } from './describe-output.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
 import { normalizeSelection, selectionSchema } from '../../files/selection/selection.js';
