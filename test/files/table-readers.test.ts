@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
 import { compareCells } from '../../src/files/selection/compare-cells.js';
 import { csvCell, csvLine, guardFormula } from '../../src/files/formats/csv-cells.js';
-import { csvFieldValue, CsvParser } from '../../src/files/sources/csv-parser.js';
+import { csvFieldValue, csvRecords } from '../../src/files/sources/csv-records.js';
+import { headerNames } from '../../src/files/sources/csv-rows.js';
 import { jsonArrayRows } from '../../src/files/sources/json-array-rows.js';
 import { jsonlRows } from '../../src/files/sources/jsonl-rows.js';
 
@@ -24,31 +25,62 @@ async function collect(batches: AsyncIterable<Record<string, unknown>[]>): Promi
   return rows;
 }
 
-function parseCsv(text: string, cuts: number[]): string[][] {
-  const parser = new CsvParser('test.csv');
+async function parseCsv(text: string, cuts: number[]): Promise<string[][]> {
   const records: string[][] = [];
-  let start = 0;
-  for (const cut of [...new Set(cuts.map((value) => value % (text.length + 1)))].sort((a, b) => a - b)) {
-    records.push(...parser.push(text.slice(start, Math.max(start, cut))).map((record) => record.fields));
-    start = Math.max(start, cut);
-  }
-  records.push(...parser.push(text.slice(start)).map((record) => record.fields));
-  records.push(...parser.end().map((record) => record.fields));
+  for await (const batch of csvRecords(chunked(text, cuts), 'test.csv')) records.push(...batch.map((record) => record.fields));
   return records;
 }
 
 const cellText = fc.string({ unit: fc.constantFrom('a', 'b', ',', '"', '\n', '\r', ' ', '=', 'é', '日', '-', '\t') });
 
-test('CSV writer and reader agree with csv-parse on any text, wherever the chunks are cut (property)', () => {
-  fc.assert(
-    fc.property(fc.array(fc.array(cellText, { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 8 }), fc.array(fc.nat(400), { maxLength: 6 }), (records, cuts) => {
+test('CSV writer and reader agree with csv-parse on any text, wherever the chunks are cut (property)', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.array(cellText, { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 8 }), fc.array(fc.nat(400), { maxLength: 6 }), async (records, cuts) => {
       const text = records.map((record) => csvLine(record)).join('');
       const expected = records.map((record) => record.map(guardFormula));
       assert.deepEqual(parse(text, { relax_quotes: false }), expected);
-      assert.deepEqual(parseCsv(text, cuts), expected);
+      assert.deepEqual(await parseCsv(text, cuts), expected);
     }),
     { numRuns: 300 },
   );
+});
+
+test('CSV records: CRLF, LF and CR line ends mixed, empty lines, line numbers, wherever the chunks are cut (property)', async () => {
+  const text = 'a,b\r\n1,"x\ny"\n\r2,3\r"",4\n5,6';
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.nat(40), { maxLength: 6 }), async (cuts) => {
+      const records: { fields: string[]; line: number }[] = [];
+      for await (const batch of csvRecords(chunked(text, cuts), 'mixed.csv')) records.push(...batch);
+      assert.deepEqual(records, [
+        { fields: ['a', 'b'], line: 1 },
+        { fields: ['1', 'x\ny'], line: 2 },
+        { fields: [''], line: 4 },
+        { fields: ['2', '3'], line: 5 },
+        { fields: ['', '4'], line: 6 },
+        { fields: ['5', '6'], line: 7 },
+      ]);
+    }),
+    { numRuns: 100 },
+  );
+});
+
+test('CSV records: an unbalanced quote is NOT_A_TABLE naming the line its record starts on', async () => {
+  await assert.rejects(
+    async () => {
+      for await (const _batch of csvRecords(chunked('a,b\n1,2\n3,"open\n4,5\n', []), 'cut.csv'));
+    },
+    (error: { code?: string; message?: string }) => error.code === 'NOT_A_TABLE' && /cut\.csv ends inside a quoted field that starts on line 3/.test(error.message ?? ''),
+  );
+});
+
+test('CSV header names: blanks become column_N, repeats get _2, _3, also across a very wide header', () => {
+  assert.deepEqual(headerNames(['a', '', 'a', 'a_2', 'a', ' ']), ['a', 'column_2', 'a_2', 'a_2_2', 'a_3', 'column_6']);
+  // 40,000 cells of the same text (a 78 KiB header line): every name distinct, suffixes in order.
+  const wide = headerNames(Array.from({ length: 40_000 }, () => 'x'));
+  assert.equal(new Set(wide).size, 40_000);
+  assert.equal(wide[0], 'x');
+  assert.equal(wide[1], 'x_2');
+  assert.equal(wide[39_999], 'x_40000');
 });
 
 test('CSV cells: numbers plain, formula-like text guarded, nested values as JSON', () => {
