@@ -3,7 +3,7 @@ import { csvHeaderLine, csvLine } from './csv-cells.js';
 import { selectRows } from '../selection/select-rows.js';
 import { openTableSource } from '../sources/table-source.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
-import type { ProgressMessage, TableResult, TableTask } from '../pool/worker-task.js';
+import type { TableResult, TableTask, ProgressMessage } from '../pool/worker-task.js';
 import { emptyTableError } from './table-notes.js';
 
 /** Serialized rows are gathered into chunks of at least this many characters before each write. */

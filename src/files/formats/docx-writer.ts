@@ -3,7 +3,7 @@ import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableC
 import { loadDocumentTables, type LoadedTable } from './document-tables.js';
 import { displayText, xmlSafeText } from './table-notes.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
-import type { ProgressMessage, DocumentResult, DocumentTask } from '../pool/worker-task.js';
+import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
 const headingLevels = { 1: HeadingLevel.HEADING_1, 2: HeadingLevel.HEADING_2, 3: HeadingLevel.HEADING_3 } as const;
 

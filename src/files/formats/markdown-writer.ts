@@ -3,7 +3,7 @@ import { markdownTable } from './markdown-table.js';
 import { selectRows } from '../selection/select-rows.js';
 import { openTableSource } from '../sources/table-source.js';
 import { emptyTableError } from './table-notes.js';
-import type { ProgressMessage, MarkdownResult, MarkdownTask } from '../pool/worker-task.js';
+import type { MarkdownResult, MarkdownTask, ProgressMessage } from '../pool/worker-task.js';
 import { drawTableTooMany } from './draw-table-limit.js';
 
 export async function drawMarkdown(task: MarkdownTask, progress: (message: ProgressMessage) => void): Promise<MarkdownResult> {

@@ -1,15 +1,15 @@
 /** build_document as PPTX (pptxgenjs): title slide, text slides, tables paginated with the header on every slide. */
 import pptxgenModule from 'pptxgenjs';
+import { formatCount } from '../../util/format.js';
+import { loadDocumentTables, type LoadedTable } from './document-tables.js';
+import { displayText, xmlSafeText } from './table-notes.js';
+import { openOutput, writeChunk } from '../pool/worker-output.js';
+import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
 // pptxgenjs's types describe a CommonJS default export, its ESM build exports the class itself.
 type Presentation = InstanceType<typeof pptxgenModule.default>;
 type TableRows = Parameters<ReturnType<Presentation['addSlide']>['addTable']>[0];
 const PptxGenJS = ((pptxgenModule as unknown as { default?: unknown }).default ?? pptxgenModule) as typeof pptxgenModule.default;
-import { formatCount } from '../../util/format.js';
-import { loadDocumentTables, type LoadedTable } from './document-tables.js';
-import { displayText, xmlSafeText } from './table-notes.js';
-import { openOutput, writeChunk } from '../pool/worker-output.js';
-import type { ProgressMessage, DocumentResult, DocumentTask } from '../pool/worker-task.js';
 
 /** Table rows per slide (10 pt text on a 16:9 slide), header not counted. */
 export const tableRowsPerSlide = 15;

@@ -6,7 +6,7 @@ import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit, sheetName } f
 import { openTableSource } from '../sources/table-source.js';
 import { displayText, emptyTableError, xmlSafeText } from './table-notes.js';
 import { openOutput, waitForDrain } from '../pool/worker-output.js';
-import type { ProgressMessage, TableResult, TableTask } from '../pool/worker-task.js';
+import type { TableResult, TableTask, ProgressMessage } from '../pool/worker-task.js';
 
 /**
  * exceljs has no backpressure: a worksheet's buffer pipes into archiver's entry
