@@ -1,5 +1,4 @@
-import { pipeline, Readable } from 'node:stream';
-import { CsvError, parse, type Options } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import { SpillwayError } from '../../errors.js';
 
 /** A parsed CSV record and the line it started on (1-based), for messages. */
@@ -8,12 +7,10 @@ export interface CsvRecord {
   line: number;
 }
 
-/** Records handed out together (one `yield` each). */
-const batchRecords = 4096;
-
 /**
- * Reads CSV text with csv-parse, streaming (constant memory, backpressure on
- * the chunks): RFC 4180 with CRLF, LF or CR line ends, mixed, and line breaks
+ * Reads CSV text with csv-parse, streaming: one chunk is parsed at a time and
+ * its records handed out as one batch, so memory stays at a chunk and its
+ * records. RFC 4180 with CRLF, LF or CR line ends, mixed, and line breaks
  * inside quoted fields. Lenient where the RFC is silent: a quote inside an
  * unquoted field, or text after a closing quote, is kept literally, and
  * records may have any number of fields (the caller checks them against the
@@ -21,36 +18,38 @@ const batchRecords = 4096;
  */
 export async function* csvRecords(chunks: AsyncIterable<string>, name: string): AsyncGenerator<CsvRecord[]> {
   let nextLine = 1;
-  // Called as each record is parsed, before it is queued: the line count is exact even when a later error drops the queue.
-  const withLine = (fields: string[], context: { lines: number }): CsvRecord => {
-    const record = { fields, line: nextLine };
-    nextLine = context.lines + 1;
-    return record;
-  };
-  const parser = parse({
-    record_delimiter: ['\r\n', '\n', '\r'],
-    relax_quotes: true,
-    relax_column_count: true,
-    // csv-parse's non-generic overload types records as string[]; this one turns them into CsvRecords.
-    on_record: withLine as unknown as Options['on_record'],
+  let parsed: CsvRecord[] = [];
+  const parser = parse({ record_delimiter: ['\r\n', '\n', '\r'], relax_quotes: true, relax_column_count: true });
+  // Each record arrives while its chunk is parsed (the stream flows, nothing queues), when the
+  // parser's line count is the record's last line. (csv-parse's on_record and info options would
+  // give the same, at the cost of a context object per record: most of a read's time.)
+  parser.on('data', (fields: string[]) => {
+    parsed.push({ fields, line: nextLine });
+    nextLine = parser.info.lines + 1;
   });
-  // The parser's iterator reports a read error too; ending the iteration early ends the read.
-  pipeline(Readable.from(chunks, { highWaterMark: 1 }), parser, () => undefined);
-  let batch: CsvRecord[] = [];
+  // Errors arrive through the write and end callbacks below.
+  parser.on('error', () => undefined);
   try {
-    for await (const record of parser as AsyncIterable<CsvRecord>) {
-      batch.push(record);
-      if (batch.length === batchRecords) {
+    for await (const chunk of chunks) {
+      await new Promise<void>((resolve, reject) => parser.write(chunk, (error) => (error ? reject(error) : resolve())));
+      if (parsed.length > 0) {
+        const batch = parsed;
+        parsed = [];
         yield batch;
-        batch = [];
       }
     }
+    await new Promise<void>((resolve, reject) => {
+      parser.once('error', reject);
+      // 'end' comes after the last record was handed to the 'data' listener.
+      parser.once('end', resolve);
+      parser.end();
+    });
   } catch (error) {
     throw csvError(error, name, nextLine);
   } finally {
     parser.destroy();
   }
-  if (batch.length > 0) yield batch;
+  if (parsed.length > 0) yield parsed;
 }
 
 function csvError(error: unknown, name: string, line: number): unknown {
