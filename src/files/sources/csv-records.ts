@@ -20,12 +20,11 @@ export async function* csvRecords(chunks: AsyncIterable<string>, name: string): 
   let nextLine = 1;
   let parsed: CsvRecord[] = [];
   const parser = parse({ record_delimiter: ['\r\n', '\n', '\r'], relax_quotes: true, relax_column_count: true });
-  // Each record arrives while its chunk is parsed (the stream flows, nothing queues), when the
-  // parser's line count is the record's last line. (csv-parse's on_record and info options would
-  // give the same, at the cost of a context object per record: most of a read's time.)
+  // Records arrive as their chunk is parsed. Their lines are counted here, from the line breaks
+  // inside their fields (csv-parse's own count takes a CRLF inside quotes for two lines).
   parser.on('data', (fields: string[]) => {
     parsed.push({ fields, line: nextLine });
-    nextLine = parser.info.lines + 1;
+    nextLine += 1 + lineBreaksIn(fields);
   });
   // Errors arrive through the write and end callbacks below.
   parser.on('error', () => undefined);
@@ -50,6 +49,15 @@ export async function* csvRecords(chunks: AsyncIterable<string>, name: string): 
     parser.destroy();
   }
   if (parsed.length > 0) yield parsed;
+}
+
+/** Line breaks inside a record's fields (CRLF, CR or LF, each one line). */
+function lineBreaksIn(fields: string[]): number {
+  let breaks = 0;
+  for (const field of fields) {
+    if (field.includes('\n') || field.includes('\r')) breaks += field.match(/\r\n?|\n/g)?.length ?? 0;
+  }
+  return breaks;
 }
 
 function csvError(error: unknown, name: string, line: number): unknown {
