@@ -1,7 +1,7 @@
 /** build_document as DOCX (docx library): Word headings, bullets, tables with a repeating header row. */
 import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
 import { loadDocumentTables, type LoadedTable } from './document-tables.js';
-import { displayText, xmlSafeText } from './table-notes.js';
+import { displayText, xmlSafeText, numericColumns } from './table-notes.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
@@ -53,7 +53,7 @@ function textParagraphs(text: string): Paragraph[] {
 }
 
 function wordTable(table: LoadedTable): Table {
-  const numeric = table.columns.map((_, index) => table.rows.length > 0 && table.rows.every((row) => row[index] === null || typeof row[index] === 'number'));
+  const numeric = numericColumns(table.columns.length, table.rows);
   const cell = (text: string, options: { bold?: boolean; right?: boolean }) =>
     new TableCell({
       children: [

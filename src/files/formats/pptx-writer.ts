@@ -2,7 +2,7 @@
 import pptxgenModule from 'pptxgenjs';
 import { formatCount } from '../../util/format.js';
 import { loadDocumentTables, type LoadedTable } from './document-tables.js';
-import { displayText, xmlSafeText } from './table-notes.js';
+import { displayText, xmlSafeText, numericColumns } from './table-notes.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
@@ -115,7 +115,7 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; capti
     }
     return shown;
   };
-  const numeric = table.columns.map((_, index) => table.rows.length > 0 && table.rows.every((row) => row[index] === null || typeof row[index] === 'number'));
+  const numeric = numericColumns(table.columns.length, table.rows);
   const header = table.columns.map((column) => ({ text: xmlSafeText(column.header), options: { bold: true, fill: { color: 'E7E6E6' } } }));
   const colW = table.columns.map(() => contentWidth / Math.max(1, table.columns.length));
   const total = table.rows.length;
