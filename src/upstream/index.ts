@@ -1,3 +1,4 @@
+export { startUpstreams } from './start-upstreams.js';
 export { UpstreamManager, type UpstreamReport } from './upstream-manager.js';
 export { UpstreamConnection, type UpstreamState, type UpstreamStatus } from './upstream-connection.js';
 export { exposedToolName } from './upstream-tool.js';

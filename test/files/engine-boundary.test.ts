@@ -16,7 +16,9 @@ function sourceFiles(folder: string): string[] {
 /** Relative imports of a file, as paths from the checkout root ("src/files/pool/worker-run.js"). */
 function relativeImports(file: string): string[] {
   const text = readFileSync(path.join(root, file), 'utf8');
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) => path.posix.join(path.posix.dirname(file.split(path.sep).join('/')), match[1] as string));
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) =>
+    path.posix.join(path.posix.dirname(file.split(path.sep).join('/')), match[1] as string),
+  );
 }
 
 test('workers/ import only the files engine (and errors, util), never a tool', () => {

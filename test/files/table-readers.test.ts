@@ -35,12 +35,16 @@ const cellText = fc.string({ unit: fc.constantFrom('a', 'b', ',', '"', '\n', '\r
 
 test('CSV writer and reader agree with csv-parse on any text, wherever the chunks are cut (property)', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(fc.array(cellText, { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 8 }), fc.array(fc.nat(400), { maxLength: 6 }), async (records, cuts) => {
-      const text = records.map((record) => csvLine(record)).join('');
-      const expected = records.map((record) => record.map(guardFormula));
-      assert.deepEqual(parse(text, { relax_quotes: false }), expected);
-      assert.deepEqual(await parseCsv(text, cuts), expected);
-    }),
+    fc.asyncProperty(
+      fc.array(fc.array(cellText, { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 8 }),
+      fc.array(fc.nat(400), { maxLength: 6 }),
+      async (records, cuts) => {
+        const text = records.map((record) => csvLine(record)).join('');
+        const expected = records.map((record) => record.map(guardFormula));
+        assert.deepEqual(parse(text, { relax_quotes: false }), expected);
+        assert.deepEqual(await parseCsv(text, cuts), expected);
+      },
+    ),
     { numRuns: 300 },
   );
 });
@@ -70,7 +74,8 @@ test('CSV records: an unbalanced quote is NOT_A_TABLE naming the line its record
     async () => {
       for await (const _batch of csvRecords(chunked('a,b\n1,2\n3,"open\n4,5\n', []), 'cut.csv'));
     },
-    (error: { code?: string; message?: string }) => error.code === 'NOT_A_TABLE' && /cut\.csv ends inside a quoted field that starts on line 3/.test(error.message ?? ''),
+    (error: { code?: string; message?: string }) =>
+      error.code === 'NOT_A_TABLE' && /cut\.csv ends inside a quoted field that starts on line 3/.test(error.message ?? ''),
   );
 });
 
@@ -107,7 +112,14 @@ test('CSV fields become numbers only when nothing is lost', () => {
 
 const rowArbitrary = fc.dictionary(
   fc.string({ minLength: 1, maxLength: 5 }).filter((key) => key !== '__proto__'),
-  fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 })),
+  fc.oneof(
+    fc.string(),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.integer(), { maxLength: 3 }),
+  ),
   { maxKeys: 4 },
 );
 
@@ -123,10 +135,15 @@ test('JSON arrays stream element by element with the same rows as JSON.parse, wh
 
 test('JSONL rows stream line by line, CRLF and blank lines allowed, wherever the chunks are cut (property)', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(rowArbitrary, { maxLength: 12 }), fc.array(fc.nat(2000), { maxLength: 8 }), fc.constantFrom('\n', '\r\n'), async (rows, cuts, newline) => {
-      const text = rows.map((row) => JSON.stringify(row)).join(newline) + (rows.length > 0 ? newline : '');
-      assert.deepEqual(await collect(jsonlRows(chunked(text, cuts), 'x.jsonl')), JSON.parse(JSON.stringify(rows)));
-    }),
+    fc.asyncProperty(
+      fc.array(rowArbitrary, { maxLength: 12 }),
+      fc.array(fc.nat(2000), { maxLength: 8 }),
+      fc.constantFrom('\n', '\r\n'),
+      async (rows, cuts, newline) => {
+        const text = rows.map((row) => JSON.stringify(row)).join(newline) + (rows.length > 0 ? newline : '');
+        assert.deepEqual(await collect(jsonlRows(chunked(text, cuts), 'x.jsonl')), JSON.parse(JSON.stringify(rows)));
+      },
+    ),
     { numRuns: 200 },
   );
 });
@@ -145,8 +162,14 @@ test('malformed JSON arrays are refused with the item they fail at', async () =>
 
 test('the sort order: numbers as numbers, text by code unit, empty values last in both directions (property: a total, antisymmetric order)', () => {
   const values = [null, undefined, -1, 2, 10, 'a', 'B', '', true, false, { a: 1 }];
-  assert.deepEqual([...values].sort((a, b) => compareCells(a, b, false)), [-1, 2, 10, '', 'B', 'a', false, true, { a: 1 }, null, undefined]);
-  assert.deepEqual([...values].sort((a, b) => compareCells(a, b, true)), [{ a: 1 }, true, false, 'a', 'B', '', 10, 2, -1, null, undefined]);
+  assert.deepEqual(
+    [...values].sort((a, b) => compareCells(a, b, false)),
+    [-1, 2, 10, '', 'B', 'a', false, true, { a: 1 }, null, undefined],
+  );
+  assert.deepEqual(
+    [...values].sort((a, b) => compareCells(a, b, true)),
+    [{ a: 1 }, true, false, 'a', 'B', '', 10, 2, -1, null, undefined],
+  );
   const cell = fc.oneof(fc.constant(null), fc.integer(), fc.string({ maxLength: 3 }), fc.boolean());
   fc.assert(
     fc.property(cell, cell, fc.boolean(), (a, b, descending) => {

@@ -11,7 +11,9 @@ import { ScriptBridge } from '../../src/script/script-bridge.js';
 import { limitsFromConfig } from '../../src/script/script-limits.js';
 import { tempHost } from '../helpers/temp-host.js';
 
-const row = fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 }).map((value) => ({ ...value }));
+const row = fc
+  .dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 })
+  .map((value) => ({ ...value }));
 /** What goes between rows: newlines, CRLF, blank and whitespace-only lines. */
 const separator = fc.constantFrom('\n', '\r\n', '\n\n', '\n  \n', '\n\t\r\n');
 

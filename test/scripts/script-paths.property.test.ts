@@ -15,17 +15,50 @@ const secret = 'OUTSIDE-SECRET-PROPERTY';
 
 /** Path segments that try every way out: traversal, absolute roots, encodings, links planted inside. */
 const segment = fc.oneof(
-  fc.constantFrom('..', '.', '', '...', '%2e%2e', '..%2f', '~', 'C:', '\\..', '\u0000', 'results', 'args', 'outputs', 'scripts', 'errors', 'other', 'c1', 'link-out', 'link-other', 'etc', 'passwd'),
+  fc.constantFrom(
+    '..',
+    '.',
+    '',
+    '...',
+    '%2e%2e',
+    '..%2f',
+    '~',
+    'C:',
+    '\\..',
+    '\u0000',
+    'results',
+    'args',
+    'outputs',
+    'scripts',
+    'errors',
+    'other',
+    'c1',
+    'link-out',
+    'link-other',
+    'etc',
+    'passwd',
+  ),
   fc.string({ minLength: 1, maxLength: 6 }),
 );
 const scriptPath = fc.oneof(
   fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('/')),
   fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
-  fc.tuple(fc.constantFrom('results', 'args', 'outputs', 'scripts'), fc.array(segment, { minLength: 1, maxLength: 4 })).map(([top, parts]) => [top, ...parts].join('/')),
+  fc
+    .tuple(fc.constantFrom('results', 'args', 'outputs', 'scripts'), fc.array(segment, { minLength: 1, maxLength: 4 }))
+    .map(([top, parts]) => [top, ...parts].join('/')),
 );
 
 async function plantedHost() {
-  const env = await tempHost({ script: { timeoutMs: 30000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 64 * 1024 * 1024, maxWriteBytes: 8 * 1024 * 1024, maxOutputChars: 1_000_000 } });
+  const env = await tempHost({
+    script: {
+      timeoutMs: 30000,
+      memoryBytes: 64 * 1024 * 1024,
+      stackBytes: 262144,
+      maxReadBytes: 64 * 1024 * 1024,
+      maxWriteBytes: 8 * 1024 * 1024,
+      maxOutputChars: 1_000_000,
+    },
+  });
   const conversation = path.join(env.sandboxRoot, 'c1');
   await mkdir(path.join(env.sandboxRoot, 'other', 'results'), { recursive: true });
   await writeFile(path.join(env.sandboxRoot, 'other', 'results', 'secret.txt'), secret);

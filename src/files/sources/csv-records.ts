@@ -63,10 +63,14 @@ function lineBreaksIn(fields: string[]): number {
 function csvError(error: unknown, name: string, line: number): unknown {
   if (!(error instanceof CsvError)) return error;
   if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
-    return new SpillwayError('NOT_A_TABLE', `${name} ends inside a quoted field that starts on line ${line}; the CSV is cut short or has an unbalanced quote.`, {
-      path: name,
-      line,
-    });
+    return new SpillwayError(
+      'NOT_A_TABLE',
+      `${name} ends inside a quoted field that starts on line ${line}; the CSV is cut short or has an unbalanced quote.`,
+      {
+        path: name,
+        line,
+      },
+    );
   }
   return new SpillwayError('NOT_A_TABLE', `${name} is not readable as CSV near line ${line} (${error.message}).`, { path: name, line });
 }

@@ -1,6 +1,6 @@
 import type { Host } from '../host/host.js';
 import { listUpstreamsTool } from '../tools/upstream/list-upstreams.js';
-import { UpstreamManager } from '../upstream/upstream-manager.js';
+import { UpstreamManager } from './upstream-manager.js';
 
 /**
  * Wires the upstream servers of the host's config into a running host:
