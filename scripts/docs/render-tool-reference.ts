@@ -102,7 +102,7 @@ function envelopeSection(): string[] {
   return [
     '## Structured results',
     '',
-    'Over MCP every tool below declares an `outputSchema` and returns `structuredContent` beside the text the model reads: the tool\'s own value under `result` (its shape is given with each tool), the spill reference and the host\'s notes as fields. A failed call has no `structuredContent`; its `_meta["spillway/error"]` holds `{code, details, retryable}` (codes and which are retryable: `src/errors.ts`). Upstream tools keep their own result shapes.',
+    'Over MCP every tool below declares an `outputSchema` and returns `structuredContent` beside the text the model reads: the tool\'s own value under `result` (its shape is given with each tool), the spill reference and the host\'s notes as fields. A failed call has no `structuredContent`; its `_meta["spillway/error"]` holds `{code, details, retryable}` (codes and which are retryable: `src/errors.ts`). Upstream tools keep their own shapes: they are listed without this envelope, and their result (their own `structuredContent` when they send one) is the JSON text the model reads and the spill file holds.',
     '',
     table(
       ['field', 'type', 'always', 'description'],
