@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -124,6 +124,16 @@ test('hostSpiller writes the full result into the conversation, and the replacem
       .split('\n')
       .map((line) => JSON.parse(line) as unknown),
     rows,
+  );
+
+  // A new guard (a restarted process) finds the file it wrote by call id: the same bytes, no second file.
+  const restarted = createMessageGuard({ contextWindow: 20_000, spill: hostSpiller(env.host, { conversationId: 'guarded' }) });
+  const again = await restarted(messages);
+  assert.equal(JSON.stringify(again.messages), JSON.stringify(out));
+  const files = await readdir(path.join(env.sandboxRoot, 'guarded', 'results'));
+  assert.deepEqual(
+    files.filter((name) => !name.endsWith('.meta.json')),
+    ['0001-crm_search.jsonl'],
   );
 });
 
