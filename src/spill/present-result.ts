@@ -216,7 +216,10 @@ function renderJson(value: unknown, source?: string): Rendered {
     cut(budgetBytes, spilled) {
       const prefix = jsonPrefix(value, Math.max(0, budgetBytes - 200), utf8Length);
       const rest = spilled ? 'the file holds the whole result' : 'the rest was not saved to a file';
-      return { text: prefix.text, note: `\n[spillway] Showing ${formatCount(prefix.shown)} of ${formatCount(prefix.total)} ${prefix.unit} of ${prefix.at}; ${rest}.` };
+      return {
+        text: prefix.text,
+        note: `\n[spillway] Showing ${formatCount(prefix.shown)} of ${formatCount(prefix.total)} ${prefix.unit} of ${prefix.at}; ${rest}.`,
+      };
     },
   };
 }
