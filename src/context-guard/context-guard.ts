@@ -68,62 +68,84 @@ export class ContextGuard {
 
   /** Decides what to replace in one prompt: slot (message, part) → replacement text. Empty unless the report says "replaced". */
   async plan(prompt: GuardPrompt): Promise<{ replacements: Map<ToolResultSlot, string>; report: GuardReport }> {
-    const counter = this.counter;
-    const slotTokens = new Map<ToolResultSlot, number>();
-    let total = tokensPerMessage * prompt.messageCount;
-    for (const text of prompt.otherTexts) total += counter.count(text);
-    for (const slot of prompt.slots) {
-      const tokens = counter.count(slot.text);
-      slotTokens.set(slot, tokens);
-      total += tokens;
-    }
+    const { total, slotTokens } = this.measure(prompt);
     const budget = this.budget;
-    const base = { counter: counter.name, contextWindow: this.contextWindow, budget, tokensBefore: total };
-    const chosen = new Map<ToolResultSlot, string>();
-    if (total <= budget)
-      return this.finish(chosen, { ...base, action: 'none', tokensAfter: total, replaced: [], message: `The prompt fits: ${total} of ${budget} tokens.` });
+    const base = { counter: this.counter.name, contextWindow: this.contextWindow, budget, tokensBefore: total, tokensAfter: total, replaced: [] };
+    if (total <= budget) return this.finish(new Map(), { ...base, action: 'none', message: `The prompt fits: ${total} of ${budget} tokens.` });
 
     const candidates = prompt.slots.filter((slot) => slot.messageIndex < prompt.lastTurnStart);
-    // Can it fit at all? Every earlier result replaced by a reference of about this size.
-    let floor = total;
-    for (const slot of candidates) floor -= (slotTokens.get(slot) ?? 0) - Math.min(slotTokens.get(slot) ?? 0, this.estimateReplacement(slot));
+    const floor = this.floorAfterReplacing(total, candidates, slotTokens);
     if (floor > budget) {
       const lastTurn = prompt.slots.filter((slot) => slot.messageIndex >= prompt.lastTurnStart).reduce((sum, slot) => sum + (slotTokens.get(slot) ?? 0), 0);
       const message =
         `The prompt needs ${total} tokens against a budget of ${budget} (${this.share} of ${this.contextWindow}); replacing every earlier tool result ` +
         `would still leave about ${floor}${lastTurn > 0 ? `, ${lastTurn} of them in tool results of the last turn, which the guard never changes` : ''}. ` +
         'The prompt was left unchanged.';
-      return this.finish(chosen, { ...base, action: 'over-budget', tokensAfter: total, replaced: [], message });
+      return this.finish(new Map(), { ...base, action: 'over-budget', message });
     }
 
+    const { chosen, replaced, tokensAfter } = await this.choose(this.order(candidates, slotTokens), slotTokens, total);
+    if (tokensAfter > budget) {
+      const message = `Replacing ${replaced.length} earlier tool results would leave ${tokensAfter} tokens against a budget of ${budget}; the rest cannot be replaced (no reference, or the last turn). The prompt was left unchanged.`;
+      return this.finish(new Map(), { ...base, action: 'over-budget', message });
+    }
+    const message = `Replaced ${replaced.length} tool result${replaced.length === 1 ? '' : 's'} by ${replaced.length === 1 ? 'its reference' : 'their references'}: ${total} → ${tokensAfter} tokens (budget ${budget}).`;
+    return this.finish(chosen, { ...base, action: 'replaced', tokensAfter, replaced, message });
+  }
+
+  /** The prompt's tokens: every message's overhead, every other part, every tool result (kept per slot). */
+  private measure(prompt: GuardPrompt): { total: number; slotTokens: Map<ToolResultSlot, number> } {
+    const slotTokens = new Map<ToolResultSlot, number>();
+    let total = tokensPerMessage * prompt.messageCount;
+    for (const text of prompt.otherTexts) total += this.counter.count(text);
+    for (const slot of prompt.slots) {
+      const tokens = this.counter.count(slot.text);
+      slotTokens.set(slot, tokens);
+      total += tokens;
+    }
+    return { total, slotTokens };
+  }
+
+  /** About what the prompt would cost with every candidate replaced by a reference: can it fit at all? */
+  private floorAfterReplacing(total: number, candidates: ToolResultSlot[], slotTokens: Map<ToolResultSlot, number>): number {
+    let floor = total;
+    for (const slot of candidates) {
+      const tokens = slotTokens.get(slot) ?? 0;
+      floor -= tokens - Math.min(tokens, this.estimateReplacement(slot));
+    }
+    return floor;
+  }
+
+  /** Replaces results in `order` until the prompt fits the budget (or none is left). */
+  private async choose(
+    order: ToolResultSlot[],
+    slotTokens: Map<ToolResultSlot, number>,
+    total: number,
+  ): Promise<{ chosen: Map<ToolResultSlot, string>; replaced: ReplacedResult[]; tokensAfter: number }> {
+    const chosen = new Map<ToolResultSlot, string>();
     const replaced: ReplacedResult[] = [];
     let current = total;
-    for (const slot of this.order(candidates, slotTokens)) {
-      if (current <= budget) break;
+    for (const slot of order) {
+      if (current <= this.budget) break;
       const replacement = await this.replacementFor(slot);
       if (replacement === undefined) continue;
       const before = slotTokens.get(slot) ?? 0;
-      const after = counter.count(replacement.text);
+      const after = this.counter.count(replacement.text);
       if (after >= before) continue;
       chosen.set(slot, replacement.text);
       current -= before - after;
-      const entry: ReplacedResult = {
-        toolCallId: slot.toolCallId,
-        toolName: slot.toolName,
-        messageIndex: slot.messageIndex,
+      const { toolCallId, toolName, messageIndex } = slot;
+      replaced.push({
+        toolCallId,
+        toolName,
+        messageIndex,
         tokensBefore: before,
         tokensAfter: after,
         spilled: replacement.spilled,
-      };
-      if (replacement.path !== undefined) entry.path = replacement.path;
-      replaced.push(entry);
+        ...(replacement.path === undefined ? {} : { path: replacement.path }),
+      });
     }
-    if (current > budget) {
-      const message = `Replacing ${replaced.length} earlier tool results would leave ${current} tokens against a budget of ${budget}; the rest cannot be replaced (no reference, or the last turn). The prompt was left unchanged.`;
-      return this.finish(new Map(), { ...base, action: 'over-budget', tokensAfter: total, replaced: [], message });
-    }
-    const message = `Replaced ${replaced.length} tool result${replaced.length === 1 ? '' : 's'} by ${replaced.length === 1 ? 'its reference' : 'their references'}: ${total} → ${current} tokens (budget ${budget}).`;
-    return this.finish(chosen, { ...base, action: 'replaced', tokensAfter: current, replaced, message });
+    return { chosen, replaced, tokensAfter: current };
   }
 
   private finish(replacements: Map<ToolResultSlot, string>, report: GuardReport): { replacements: Map<ToolResultSlot, string>; report: GuardReport } {
