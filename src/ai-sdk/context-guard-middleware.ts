@@ -16,11 +16,11 @@ export interface SpillwayContextGuardOptions extends Omit<ContextGuardOptions, '
 /** The part of the AI SDK's LanguageModelMiddleware the guard implements (v3 in ai 6; ai 7 accepts v3 middleware too). */
 export interface SpillwayGuardMiddleware {
   readonly specificationVersion: 'v3';
-  transformParams(options: {
+  transformParams<Params extends { prompt: readonly SdkMessage[] }>(options: {
     type: 'generate' | 'stream';
-    params: { prompt: SdkMessage[] } & Record<string, unknown>;
+    params: Params;
     model: { modelId: string };
-  }): PromiseLike<never>;
+  }): PromiseLike<Params>;
   /** The report of the last model call. */
   readonly lastReport: GuardReport | undefined;
 }
@@ -72,8 +72,8 @@ export function spillwayContextGuard(options: SpillwayContextGuardOptions): Spil
     async transformParams({ params, model }) {
       const guard = await guardFor(model.modelId);
       const { replacements } = await guard.plan(sdkPrompt(params.prompt));
-      if (replacements.size === 0) return params as never;
-      return { ...params, prompt: applyToSdkPrompt(params.prompt, replacements) } as never;
+      if (replacements.size === 0) return params;
+      return { ...params, prompt: applyToSdkPrompt(params.prompt, replacements) };
     },
   };
 }

@@ -11,16 +11,19 @@ export interface SdkToolResultPart {
   toolCallId: string;
   toolName: string;
   output: { type: string; value?: unknown; reason?: string };
-  [key: string]: unknown;
+}
+
+/** Any part: only its type is read, except for tool results. */
+export interface SdkPart {
+  type: string;
 }
 
 export interface SdkMessage {
   role: string;
-  content: string | { type: string; [key: string]: unknown }[];
-  [key: string]: unknown;
+  content: string | readonly SdkPart[];
 }
 
-function isToolResult(part: { type: string }): part is SdkToolResultPart {
+function isToolResult(part: SdkPart): part is SdkToolResultPart {
   const candidate = part as Partial<SdkToolResultPart>;
   return part.type === 'tool-result' && typeof candidate.toolCallId === 'string' && typeof candidate.output === 'object' && candidate.output !== null;
 }
@@ -71,9 +74,10 @@ export function applyToSdkPrompt<M extends SdkMessage>(messages: readonly M[], r
   const copy = [...messages];
   for (const [slot, text] of replacements) {
     const message = copy[slot.messageIndex] as M;
-    const parts = [...(message.content as SdkToolResultPart[])];
+    const parts = [...(message.content as readonly SdkPart[])];
     const part = parts[slot.partIndex] as SdkToolResultPart;
-    parts[slot.partIndex] = { ...part, output: { type: slot.isError ? 'error-text' : 'text', value: text } };
+    const replaced: SdkToolResultPart = { ...part, output: { type: slot.isError ? 'error-text' : 'text', value: text } };
+    parts[slot.partIndex] = replaced;
     copy[slot.messageIndex] = { ...message, content: parts };
   }
   return copy;

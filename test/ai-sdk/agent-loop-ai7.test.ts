@@ -1,5 +1,11 @@
 import { test } from 'node:test';
+import type { LanguageModelMiddleware, Tool } from 'ai7';
+import { spillwayContextGuard, type SpillwayToolOutput } from '../../src/ai-sdk/index.js';
 import { checkAgentLoop, type AiSdk } from './agent-loop.js';
+
+// Compile-time checks against ai 7's own types (no ai 7 code runs here).
+export const middlewareForAi7: LanguageModelMiddleware = spillwayContextGuard({ contextWindow: 1000 });
+export type ToolForAi7 = Tool<Record<string, unknown>, SpillwayToolOutput>;
 
 const major = Number(process.versions.node.split('.')[0]);
 // ai 7 declares Node >= 22 (package.json engines); on older Node it is not a supported combination.

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { applyToSdkPrompt, sdkPrompt, type SdkMessage } from '../../src/ai-sdk/sdk-prompt.js';
 
 test('the AI SDK prompt adapter: tool results are slots, denied executions and files are counted but never replaced', () => {
-  const prompt: SdkMessage[] = [
+  const prompt = [
     { role: 'system', content: 'be brief' },
     { role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: new Uint8Array(300) }] },
     { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'x', input: {} }] },
@@ -16,7 +16,8 @@ test('the AI SDK prompt adapter: tool results are slots, denied executions and f
     },
     { role: 'user', content: [{ type: 'text', text: 'next' }] },
   ];
-  const guardPrompt = sdkPrompt(prompt);
+  const messages: readonly SdkMessage[] = prompt;
+  const guardPrompt = sdkPrompt(messages);
   assert.equal(guardPrompt.lastTurnStart, 4);
   assert.deepEqual(
     guardPrompt.slots.map((slot) => [slot.toolCallId, slot.text, slot.isError]),
@@ -26,9 +27,13 @@ test('the AI SDK prompt adapter: tool results are slots, denied executions and f
   assert.ok(guardPrompt.otherTexts.some((text) => text.includes('b'.repeat(400))));
   const slot = guardPrompt.slots[0];
   assert.ok(slot);
-  const replaced = applyToSdkPrompt(prompt, new Map([[slot, 'see the file']]));
-  assert.deepEqual((replaced[3]?.content as { output?: unknown }[])[0]?.output, { type: 'error-text', value: 'see the file' });
+  const replaced = applyToSdkPrompt(messages, new Map([[slot, 'see the file']]));
+  assert.deepEqual((replaced[3]?.content as unknown as { output?: unknown }[])[0]?.output, { type: 'error-text', value: 'see the file' });
   assert.equal((replaced[3]?.content as unknown[])[1], (prompt[3]?.content as unknown[])[1]);
   assert.equal(replaced[1], prompt[1]);
-  assert.deepEqual((prompt[3]?.content as { output?: unknown }[])[0]?.output, { type: 'error-json', value: { problem: 'bad' } }, 'the input is not mutated');
+  assert.deepEqual(
+    (prompt[3]?.content as unknown as { output?: unknown }[])[0]?.output,
+    { type: 'error-json', value: { problem: 'bad' } },
+    'the input is not mutated',
+  );
 });
