@@ -1,5 +1,6 @@
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
+import { analysisTools } from './analysis/analysis-tools.js';
 import { callWithArgsFileTool } from './delegation/call-with-args-file.js';
 import { fileTools } from './files/file-tools.js';
 import { listFilesTool } from './reread/list-files.js';
@@ -33,6 +34,9 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   const sqlSource = new LazySqlSource(host.logger);
   host.onClose(() => sqlSource.close());
   tools.push(querySqlTool({ source: sqlSource, config: host.config }));
+
+  // Analysis over the conversation's own files (inspect_file, query_files, build_chart).
+  tools.push(...analysisTools(host));
 
   return tools;
 }
