@@ -42,6 +42,8 @@ export interface Config {
     maxOutputChars: number;
   };
   sql: { source: SqlSource; maxRows: number; timeoutMs: number };
+  analysis: { maxRows: number; timeoutMs: number; memoryBytes: number; threads: number; maxConcurrent: number; maxWaiting: number };
+  charts: { maxRows: number; maxMarks: number; timeoutMs: number; scale: number };
   demo: { rows: number; seed: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
 }
