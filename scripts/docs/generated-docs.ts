@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { configSchemaFile, defaultConfigFile, loadConfig } from '../../src/config/load-config.js';
 import { packageRoot } from '../../src/config/package-root.js';
-import { createHost } from '../../src/host/create-host.js';
-import type { ToolDefinition } from '../../src/host/tool.js';
+import { createHost } from '../../src/runtime/create-host.js';
+import type { ListedTool } from '../../src/host/tool.js';
 import { renderConfigurationReference } from './render-configuration-reference.js';
 import { renderToolReference } from './render-tool-reference.js';
 
@@ -19,7 +19,7 @@ export interface GeneratedDoc {
  * The built-in tools exactly as a host with the default configuration
  * registers them (in a throwaway sandbox, so nothing real is touched).
  */
-export async function builtinToolDefinitions(): Promise<ToolDefinition[]> {
+export async function builtinToolDefinitions(): Promise<ListedTool[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-docs-'));
   try {
     const config = loadConfig({ env: {}, overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } } });

@@ -1,7 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
+import type { ApprovalHandler, ArgumentSource } from '../policy/approval.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
+
+// The approval types belong to the policy (below the host); re-exported here, where tool authors look.
+export type { ApprovalHandler, ApprovalRequest, ArgumentSource } from '../policy/approval.js';
 
 /** A JSON Schema for a tool's arguments (an object schema). */
 export type JsonSchema = Record<string, unknown> & { type?: 'object' };
@@ -41,28 +45,6 @@ export interface ExecuteContext {
   approve?: ApprovalHandler;
 }
 
-/** Where part of a delegating call's expanded arguments came from, for the approval prompt. */
-export interface ArgumentSource {
-  /** JSON Pointer into the expanded arguments ("" = the whole object). */
-  pointer: string;
-  /** "args/issue.json", "results/0012-get_issue.jsonl#/3/body", or "overrides" (values the model wrote). */
-  from: string;
-}
-
-export interface ApprovalRequest {
-  tool: string;
-  /** The expanded arguments that will actually be sent. */
-  arguments: unknown;
-  /** The call as the model wrote it, when it differs (delegating calls). */
-  calledAs?: { tool: string; arguments: unknown };
-  /** Delegating calls: which file (or the model's overrides) each part of `arguments` came from; the most specific pointer wins. */
-  sources?: ArgumentSource[];
-  conversationId: string;
-}
-
-/** true approves; false (or a thrown error) declines. */
-export type ApprovalHandler = (request: ApprovalRequest) => Promise<boolean>;
-
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
   conversationId: string;
@@ -82,17 +64,36 @@ export interface ToolContext {
   toolNames(): string[];
 }
 
+/** MCP tool annotations (hints for clients). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
 export interface ToolDefinition {
   name: string;
-  description: string;
+  /**
+   * What the model reads about the tool. A function when it depends on the
+   * configuration (limits, the SQL dialect): the host calls it with the
+   * running configuration each time tools are listed, and announces a change
+   * after a reload (`tools-changed`, tools/list_changed over MCP).
+   */
+  description: string | ((config: Config) => string);
   inputSchema: JsonSchema;
   /** Where the tool comes from: "local" or the upstream server's name. */
   origin?: 'local' | { upstream: string };
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */
   spill?: boolean;
-  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** A function when a hint depends on the configuration, resolved like `description`. */
+  annotations?: ToolAnnotations | ((config: Config) => ToolAnnotations);
   handler(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
+
+/** A tool as the host lists it: description and annotations resolved against the running configuration. */
+export type ListedTool = Omit<ToolDefinition, 'description' | 'annotations'> & { description: string; annotations?: ToolAnnotations };
 
 /** A tool call as the model wrote it. */
 export interface ToolCall {

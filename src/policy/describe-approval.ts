@@ -1,4 +1,4 @@
-import type { ApprovalRequest, ArgumentSource } from '../host/tool.js';
+import type { ApprovalRequest, ArgumentSource } from './approval.js';
 import { formatBytes } from '../util/format.js';
 
 const maxInlineValueChars = 300;

@@ -1,8 +1,5 @@
 import { lstat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from '../log/logger.js';
-import { metadataSuffix, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
-import type { SpillRef } from '../spill/spill-ref.js';
 import { dayMs } from './parse-duration.js';
 import { measureConversation, measureSandbox, type SandboxUsage } from './disk-usage.js';
 import { chooseEvictions, evictFiles, hasQuota, type QuotaLimits } from './quota.js';
@@ -25,7 +22,7 @@ export interface QuotaStats {
  * spill and measured again in the background every minute, since exports and
  * scripts write too); only when the total passes a limit does it measure
  * exactly and evict the oldest non-output files. The spill just written is
- * never evicted. One guard per sandbox root; calls are serialized.
+ * never evicted. One guard per host (installDiskQuota); calls are serialized.
  */
 export class DiskQuotaGuard {
   private total: number | undefined;
@@ -140,48 +137,4 @@ export class DiskQuotaGuard {
         this.remeasuring = undefined;
       });
   }
-}
-
-const guards = new WeakMap<SandboxRoot, DiskQuotaGuard>();
-
-/** The quota guard of a sandbox root (one per root per process). */
-export function diskQuotaGuard(root: SandboxRoot, now?: () => Date): DiskQuotaGuard {
-  let guard = guards.get(root);
-  if (guard === undefined) {
-    guard = new DiskQuotaGuard(root.root, now);
-    guards.set(root, guard);
-  }
-  return guard;
-}
-
-export interface KeepWithinQuotaInput {
-  root: SandboxRoot;
-  sandbox: ConversationSandbox;
-  retention: QuotaLimits & { days: number };
-  /** The files of this call's spill (their sidecars are protected too). */
-  written: readonly (SpillRef | undefined)[];
-  logger: Logger;
-}
-
-/**
- * The host's hook after a call's spill is written: makes room under the disk
- * quota by evicting the oldest non-output files, never the spill just written.
- * Free when no quota is configured; never throws.
- */
-export async function keepWithinQuota(input: KeepWithinQuotaInput): Promise<void> {
-  if (!hasQuota(input.retention)) return;
-  const written: string[] = [];
-  for (const ref of input.written) {
-    if (ref === undefined) continue;
-    const absolute = path.join(input.sandbox.dir, ref.path);
-    written.push(absolute, `${absolute}${metadataSuffix}`);
-  }
-  if (written.length === 0) return;
-  await diskQuotaGuard(input.root).afterWrite({
-    conversationId: input.sandbox.id,
-    written,
-    limits: input.retention,
-    retentionDays: input.retention.days,
-    logger: input.logger,
-  });
 }

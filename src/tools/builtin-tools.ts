@@ -33,7 +33,7 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   // SQL (query_sql). The source opens on the first query (the demo database is built then).
   const sqlSource = new LazySqlSource(host.logger);
   host.onClose(() => sqlSource.close());
-  tools.push(querySqlTool({ source: sqlSource, config: host.config }));
+  tools.push(querySqlTool({ source: sqlSource }));
 
   // Analysis over the conversation's own files (inspect_file, query_files, build_chart).
   tools.push(...analysisTools(host));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/types.js';
-import { createHost, type CreateHostOptions } from '../../src/host/create-host.js';
+import { createHost, type CreateHostOptions } from '../../src/runtime/create-host.js';
 import type { Host } from '../../src/host/host.js';
 
 export interface TempHost {

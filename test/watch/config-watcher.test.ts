@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.js';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/runtime/create-host.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { startRuntime } from '../../src/runtime/start-runtime.js';
 import { watchConfig, type ConfigWatcherEvents } from '../../src/watch/config-watcher.js';

@@ -13,12 +13,13 @@ import type { DocumentResult, DocumentTask } from './worker-task.js';
 export function buildDocumentTool(services: FileToolServices): ToolDefinition {
   return {
     name: 'build_document',
-    description: [
+    description: (config) => [
       'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
       'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]} and {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"?,"sort"?,"range"?}.',
       'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
       'DOCX tables repeat their header row on every page; PPTX tables are split over as many slides as needed, header on each.',
-      'A document holds at most 5,000 table rows in all (documents.maxTableRows): for bigger tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
+      `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
+        ' tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
     ].join(' '),
     inputSchema: {
       type: 'object',

@@ -9,10 +9,11 @@ import type { MarkdownResult, MarkdownTask } from './worker-task.js';
 export function drawTableTool(services: FileToolServices): ToolDefinition {
   return {
     name: 'draw_table',
-    description: [
+    description: (config) => [
       'Draw a Markdown table to show in your answer, read straight from a table file in the sandbox (e.g. the spill path "results/0007-query_sql.jsonl"). Pass the path, never the rows.',
       'Optional columns, sort and range work as in export_table.',
-      'At most 2,000 rows (drawTable.maxRows): above that the call is refused. Show only the rows the reader needs (sort, then range {"start": 0, "count": 20}) and give the full set as a file with export_table from the same path.',
+      `At most ${formatCount(config.drawTable.maxRows)} rows (drawTable.maxRows): above that the call is refused.` +
+        ' Show only the rows the reader needs (sort, then range {"start": 0, "count": 20}) and give the full set as a file with export_table from the same path.',
     ].join(' '),
     inputSchema: {
       type: 'object',

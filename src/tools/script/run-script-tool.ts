@@ -35,11 +35,11 @@ function description(limits: ScriptLimits): string {
   ].join(' ');
 }
 
-/** The run_script tool, bound to a runner (worker threads) owned by the host. */
-export function runScriptTool(runner: ScriptRunner, limits: ScriptLimits): ToolDefinition {
+/** The run_script tool, bound to a runner (worker threads) owned by the host. Its limits come from the configuration of each call (and of each listing). */
+export function runScriptTool(runner: ScriptRunner): ToolDefinition {
   return {
     name: 'run_script',
-    description: description(limits),
+    description: (config) => description(limitsFromConfig(config)),
     inputSchema: {
       type: 'object',
       additionalProperties: false,

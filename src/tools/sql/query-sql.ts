@@ -29,12 +29,12 @@ function describeSource(config: Config): string {
  * @example
  * // {"sql": "SELECT country, count(*) AS n FROM transactions WHERE label = 'fraud' GROUP BY country", "label": "fraud by country"}
  */
-export function querySqlTool(options: { source: LazySqlSource; config: Config }): ToolDefinition {
-  const dialect = options.config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite';
+export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition {
   return {
     name: 'query_sql',
-    description: [
-      `Runs one read-only SQL statement (${dialect} dialect) against ${describeSource(options.config)}`,
+    // The dialect and the tables follow sql.source, which a configuration reload may change.
+    description: (config) => [
+      `Runs one read-only SQL statement (${config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite'} dialect) against ${describeSource(config)}`,
       'Filter, join, group and sort in SQL: the file tools do not filter.',
       'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows are returned.',
       'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
@@ -58,7 +58,13 @@ export function querySqlTool(options: { source: LazySqlSource; config: Config })
         },
       },
     },
-    annotations: { title: 'Query SQL (read-only)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: options.config.sql.source.type === 'postgres' },
+    annotations: (config) => ({
+      title: 'Query SQL (read-only)',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: config.sql.source.type === 'postgres',
+    }),
     async handler(args, context) {
       const sql = args.sql as string;
       const label = typeof args.label === 'string' && args.label.length > 0 ? args.label : undefined;
