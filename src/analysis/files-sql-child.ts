@@ -25,7 +25,27 @@ export interface FilesSqlRequest {
   threads: number;
 }
 
-export type FilesSqlResponse = { type: 'ready' } | { type: 'result'; result: RawSqlResult } | { type: 'error'; error: SerializedError };
+/**
+ * export_table format parquet: spillway's own SELECT (never the model's SQL)
+ * copied to a temporary file in outputs/, the only path besides the source
+ * that this instance may touch.
+ */
+export interface ParquetExportRequest {
+  type: 'export';
+  cwd: string;
+  select: string;
+  /** The source file and the temporary output file: DuckDB's allowed_paths. */
+  allowedPaths: string[];
+  output: string;
+  memoryLimitMb: number;
+  threads: number;
+}
+
+export type FilesSqlResponse =
+  | { type: 'ready' }
+  | { type: 'result'; result: RawSqlResult }
+  | { type: 'exported'; rows: number }
+  | { type: 'error'; error: SerializedError };
 
 function send(message: FilesSqlResponse): void {
   process.send?.(message);
@@ -41,7 +61,7 @@ function literal(text: string): string {
  * no extension installed or loaded, external access off except the listed
  * files, no spilling to a temp folder, bounded memory and threads.
  */
-async function lockedConnection(request: FilesSqlRequest): Promise<DuckDBConnection> {
+async function lockedConnection(request: { allowedPaths: string[]; memoryLimitMb: number; threads: number }): Promise<DuckDBConnection> {
   const instance = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
@@ -179,8 +199,25 @@ async function run(request: FilesSqlRequest): Promise<void> {
   }
 }
 
-process.on('message', (message: FilesSqlRequest) => {
-  if (message?.type !== 'run') return;
-  void run(message).finally(() => process.disconnect?.());
+async function exportParquet(request: ParquetExportRequest): Promise<void> {
+  try {
+    process.chdir(request.cwd);
+    const connection = await lockedConnection(request);
+    // USE_TMP_FILE false: DuckDB would otherwise write beside the output under a name it may not touch.
+    const reader = await connection
+      .runAndReadAll(`COPY (${request.select}) TO '${request.output.replace(/'/g, "''")}' (FORMAT parquet, USE_TMP_FILE false)`)
+      .catch((error: unknown) => {
+        throw duckdbError(error, request.select);
+      });
+    const rows = Number(reader.getRowsJson()[0]?.[0] ?? 0);
+    send({ type: 'exported', rows });
+  } catch (error) {
+    send({ type: 'error', error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
+  }
+}
+
+process.on('message', (message: FilesSqlRequest | ParquetExportRequest) => {
+  const work = message?.type === 'run' ? run(message) : message?.type === 'export' ? exportParquet(message) : undefined;
+  void work?.finally(() => process.disconnect?.());
 });
 send({ type: 'ready' });

@@ -2,9 +2,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SpillwayError } from '../errors.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
-import { toObjectRows, type RawSqlResult, type SqlResult } from '../sql/sql-source.js';
+import { toObjectRows, type SqlResult } from '../sql/sql-source.js';
 import { listDataFiles } from './data-files.js';
-import type { FilesSqlRequest, FilesSqlResponse } from './files-sql-child.js';
+import type { FilesSqlRequest, FilesSqlResponse, ParquetExportRequest } from './files-sql-child.js';
 
 const childModule = fileURLToPath(new URL('./files-sql-child.js', import.meta.url));
 
@@ -30,6 +30,10 @@ interface Child {
   process: ChildProcess;
   ready: Promise<void>;
   exited: boolean;
+}
+
+function memoryLimitMb(bytes: number): number {
+  return Math.max(16, Math.floor(bytes / 1024 / 1024));
 }
 
 function spawnChild(): Child {
@@ -74,8 +78,43 @@ export class FilesSqlEngine {
     await this.acquire();
     try {
       const allowedPaths = await listDataFiles(query.sandbox);
-      const child = this.takeChild();
-      return toObjectRows(await this.runIn(child, query, allowedPaths));
+      const request: FilesSqlRequest = {
+        type: 'run',
+        cwd: query.sandbox.dir,
+        sql: query.sql,
+        allowedPaths,
+        maxRows: query.maxRows,
+        memoryLimitMb: memoryLimitMb(query.memoryBytes),
+        threads: query.threads,
+      };
+      const answer = await this.runIn(this.takeChild(), request, query);
+      if (answer.type !== 'result') throw new SpillwayError('INTERNAL', `Unexpected answer from the DuckDB query process: ${answer.type}`);
+      return toObjectRows(answer.result);
+    } finally {
+      this.release();
+    }
+  }
+
+  /**
+   * Writes a Parquet file from spillway's own SELECT over one source file;
+   * DuckDB may touch only that source and the output path. Returns the rows written.
+   */
+  async exportParquet(options: { sandbox: ConversationSandbox; select: string; source: string; output: string; timeoutMs: number; memoryBytes: number; threads: number; signal?: AbortSignal }): Promise<number> {
+    if (this.closed) throw new SpillwayError('INTERNAL', 'The host is closing.');
+    await this.acquire();
+    try {
+      const request: ParquetExportRequest = {
+        type: 'export',
+        cwd: options.sandbox.dir,
+        select: options.select,
+        allowedPaths: [options.source, options.output],
+        output: options.output,
+        memoryLimitMb: memoryLimitMb(options.memoryBytes),
+        threads: options.threads,
+      };
+      const answer = await this.runIn(this.takeChild(), request, options);
+      if (answer.type !== 'exported') throw new SpillwayError('INTERNAL', `Unexpected answer from the DuckDB query process: ${answer.type}`);
+      return answer.rows;
     } finally {
       this.release();
     }
@@ -108,17 +147,17 @@ export class FilesSqlEngine {
     return child;
   }
 
-  private runIn(child: Child, query: FilesQuery, allowedPaths: string[]) {
-    return new Promise<RawSqlResult>((resolve, reject) => {
+  private runIn(child: Child, request: FilesSqlRequest | ParquetExportRequest, query: { timeoutMs: number; signal?: AbortSignal }) {
+    return new Promise<Exclude<FilesSqlResponse, { type: 'ready' | 'error' }>>((resolve, reject) => {
       let settled = false;
-      const finish = (error: Error | undefined, result?: RawSqlResult) => {
+      const finish = (error: Error | undefined, result?: Exclude<FilesSqlResponse, { type: 'ready' | 'error' }>) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         query.signal?.removeEventListener('abort', onAbort);
         if (!child.exited) child.process.kill('SIGKILL');
         if (error !== undefined) reject(error);
-        else resolve(result as RawSqlResult);
+        else resolve(result as Exclude<FilesSqlResponse, { type: 'ready' | 'error' }>);
       };
       let timer: NodeJS.Timeout | undefined;
       // The deadline starts once the child has DuckDB loaded: loading is not the query's time.
@@ -138,8 +177,8 @@ export class FilesSqlEngine {
       child.process.ref();
       child.process.channel?.ref();
       child.process.on('message', (message: FilesSqlResponse) => {
-        if (message.type === 'result') finish(undefined, message.result);
-        else if (message.type === 'error') finish(SpillwayError.fromJSON(message.error));
+        if (message.type === 'error') finish(SpillwayError.fromJSON(message.error));
+        else if (message.type !== 'ready') finish(undefined, message);
       });
       child.process.once('exit', (code, signal) => {
         finish(
@@ -148,15 +187,6 @@ export class FilesSqlEngine {
             : new SpillwayError('INTERNAL', `The DuckDB query process exited (${signal ?? `code ${code}`}) without an answer; run the query again.`, { exitCode: code, signal }),
         );
       });
-      const request: FilesSqlRequest = {
-        type: 'run',
-        cwd: query.sandbox.dir,
-        sql: query.sql,
-        allowedPaths,
-        maxRows: query.maxRows,
-        memoryLimitMb: Math.max(16, Math.floor(query.memoryBytes / 1024 / 1024)),
-        threads: query.threads,
-      };
       child.ready.then(
         () => {
           if (settled) return;

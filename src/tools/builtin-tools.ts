@@ -1,6 +1,6 @@
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
-import { analysisTools } from './analysis/analysis-tools.js';
+import { analysisServices, analysisTools, withParquet } from './analysis/analysis-tools.js';
 import { callWithArgsFileTool } from './delegation/call-with-args-file.js';
 import { fileTools } from './files/file-tools.js';
 import { listFilesTool } from './reread/list-files.js';
@@ -21,8 +21,9 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   // Reread: read_file, search_file, list_files.
   tools.push(readFileTool, searchFileTool, listFilesTool);
 
-  // File building (export_table, build_document, attach_file, draw_table).
-  tools.push(...fileTools(host));
+  // File building (export_table, build_document, attach_file, draw_table); Parquet exports go through DuckDB.
+  const analysis = analysisServices(host);
+  tools.push(...withParquet(fileTools(host), analysis));
 
   // Delegation (call_with_args_file).
   tools.push(callWithArgsFileTool);
@@ -36,7 +37,7 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   tools.push(querySqlTool({ source: sqlSource }));
 
   // Analysis over the conversation's own files (inspect_file, query_files, build_chart).
-  tools.push(...analysisTools(host));
+  tools.push(...analysisTools(analysis));
 
   return tools;
 }

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
 import type { ChartPool } from '../../charts/chart-pool.js';
-import { readChartRows, type ChartSelection } from '../../charts/chart-rows.js';
+import type { TableSelection } from '../../analysis/selection-sql.js';
+import { readChartRows } from '../../charts/chart-rows.js';
 import { checkChartSpec } from '../../charts/check-spec.js';
 import { SpillwayError } from '../../errors.js';
 import type { ToolDefinition } from '../../host/tool.js';
@@ -69,7 +70,7 @@ export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartPoo
       const args = rawArgs as BuildChartArgs;
       const spec = checkChartSpec(args.spec);
       const stem = chartStem(args.filename, args.source);
-      const selection: ChartSelection = { source: args.source };
+      const selection: TableSelection = { source: args.source };
       if (args.columns !== undefined) selection.columns = args.columns;
       if (args.sort !== undefined) selection.sort = args.sort;
       if (args.range !== undefined) selection.range = args.range;
