@@ -47,8 +47,12 @@ export type FilesSqlResponse =
   | { type: 'exported'; rows: number }
   | { type: 'error'; error: SerializedError };
 
-function send(message: FilesSqlResponse): void {
-  process.send?.(message);
+/** Resolves once the message is handed to the IPC channel (a large result must not be cut by the exit that follows). */
+function send(message: FilesSqlResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.send === undefined) resolve();
+    else process.send(message, undefined, {}, () => resolve());
+  });
 }
 
 /** A DuckDB string literal. */
@@ -193,9 +197,9 @@ async function run(request: FilesSqlRequest): Promise<void> {
     const collected = await collect(result, request.maxRows).catch((error: unknown) => {
       throw duckdbError(error, request.sql);
     });
-    send({ type: 'result', result: collected });
+    await send({ type: 'result', result: collected });
   } catch (error) {
-    send({ type: 'error', error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
+    await send({ type: 'error', error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
   }
 }
 
@@ -210,9 +214,9 @@ async function exportParquet(request: ParquetExportRequest): Promise<void> {
         throw duckdbError(error, request.select);
       });
     const rows = Number(reader.getRowsJson()[0]?.[0] ?? 0);
-    send({ type: 'exported', rows });
+    await send({ type: 'exported', rows });
   } catch (error) {
-    send({ type: 'error', error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
+    await send({ type: 'error', error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
   }
 }
 
@@ -220,4 +224,4 @@ process.on('message', (message: FilesSqlRequest | ParquetExportRequest) => {
   const work = message?.type === 'run' ? run(message) : message?.type === 'export' ? exportParquet(message) : undefined;
   void work?.finally(() => process.disconnect?.());
 });
-send({ type: 'ready' });
+void send({ type: 'ready' });

@@ -92,6 +92,7 @@ export class FilesSqlEngine {
       return toObjectRows(answer.result);
     } finally {
       this.release();
+      this.refillSpare();
     }
   }
 
@@ -117,6 +118,7 @@ export class FilesSqlEngine {
       return answer.rows;
     } finally {
       this.release();
+      this.refillSpare();
     }
   }
 
@@ -143,8 +145,16 @@ export class FilesSqlEngine {
 
   private takeChild(): Child {
     const child = this.spare !== undefined && !this.spare.exited ? this.spare : spawnChild();
-    this.spare = this.closed ? undefined : spawnChild();
+    this.spare = undefined;
     return child;
+  }
+
+  /**
+   * Forks the next spare once a query is done, not while it runs: loading
+   * DuckDB takes a core for a moment, which a running query should keep.
+   */
+  private refillSpare(): void {
+    if (!this.closed && (this.spare === undefined || this.spare.exited)) this.spare = spawnChild();
   }
 
   private runIn(child: Child, request: FilesSqlRequest | ParquetExportRequest, query: { timeoutMs: number; signal?: AbortSignal }) {
