@@ -246,7 +246,7 @@ export function describeReference(ref: SpillRef): string {
     : '';
   const use =
     ref.format === 'jsonl'
-      ? ' Pass this path, never the rows: export_table/draw_table/build_document take it as source; call_with_args_file sends files to other tools; read_file/search_file reread it.'
+      ? ` Pass this path, never the rows: query_files runs SQL over it (filter, group, join: FROM '${ref.path}'); build_chart/export_table/draw_table/build_document take it as source; call_with_args_file sends files to other tools; inspect_file profiles it; read_file/search_file reread it.`
       : ref.path.startsWith('errors/')
         ? ' Read it with read_file or search_file for the full error.'
         : ' Reread it with read_file/search_file; pass the path (not the content) to tools that take one.';
