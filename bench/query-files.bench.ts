@@ -32,7 +32,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 export default async function queryFilesBench(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-bench-query-files-'));
   try {
-    const config = loadConfig({ env: {}, overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } } });
+    const config = loadConfig({
+      env: {},
+      overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } },
+    });
     const host = await createHost({ config });
     const results = path.join(host.sandbox.root, 'bench', 'results');
     await mkdir(results, { recursive: true });
@@ -43,7 +46,9 @@ export default async function queryFilesBench(): Promise<void> {
       ['sort (top 1,000)', "SELECT * FROM 'results/0001-big.jsonl' ORDER BY amount DESC, id LIMIT 1000"],
       ['sort (100,000 rows returned)', "SELECT id, amount FROM 'results/0001-big.jsonl' ORDER BY amount DESC, id LIMIT 100000"],
     ];
-    console.log(`${rowCount.toLocaleString('en-US')}-row JSONL spill, DuckDB threads=${threads}, memory_limit=${Math.floor(memoryBytes / 1048576)}MB, analysis.maxRows=${maxRows}; medians of ${rounds} rounds, interleaved.\n`);
+    console.log(
+      `${rowCount.toLocaleString('en-US')}-row JSONL spill, DuckDB threads=${threads}, memory_limit=${Math.floor(memoryBytes / 1048576)}MB, analysis.maxRows=${maxRows}; medians of ${rounds} rounds, interleaved.\n`,
+    );
     console.log('| query | direct DuckDB ms | query_files ms | ratio |');
     console.log('|---|---|---|---|');
     let call = 0;

@@ -4,6 +4,7 @@
  */
 export { createHost, type CreateHostOptions } from './runtime/create-host.js';
 export { Host, type ExecuteResult, type HostOptions, type AfterSpillHook, type SpillWritten } from './host/host.js';
+export { defineTool } from './host/define-tool.js';
 export type {
   ToolDefinition,
   ToolOutput,
@@ -17,9 +18,10 @@ export type {
   JsonSchema,
   ListedTool,
   ToolAnnotations,
+  ToolArguments,
 } from './host/tool.js';
 export { describeApproval } from './policy/describe-approval.js';
 export { loadConfig, validateConfig, type LoadConfigOptions } from './config/load-config.js';
-export type { Config } from './config/types.js';
+export type { Config } from './config/schema.js';
 export { SpillwayError, errorCodes, type ErrorCode, type SerializedError } from './errors.js';
 export type { SpillRef, SpillMeta } from './spill/spill-ref.js';

@@ -42,10 +42,7 @@ export interface ParquetExportRequest {
 }
 
 export type FilesSqlResponse =
-  | { type: 'ready' }
-  | { type: 'result'; result: RawSqlResult }
-  | { type: 'exported'; rows: number }
-  | { type: 'error'; error: SerializedError };
+  { type: 'ready' } | { type: 'result'; result: RawSqlResult } | { type: 'exported'; rows: number } | { type: 'error'; error: SerializedError };
 
 /** Resolves once the message is handed to the IPC channel (a large result must not be cut by the exit that follows). */
 function send(message: FilesSqlResponse): Promise<void> {
@@ -97,7 +94,9 @@ async function prepareReadOnly(connection: DuckDBConnection, sql: string) {
     throw duckdbError(error, sql);
   });
   if (extracted.count !== 1) {
-    throw new SpillwayError('SQL_READ_ONLY', `query_files runs exactly one statement; this text holds ${extracted.count}. Send one SELECT.`, { statements: extracted.count });
+    throw new SpillwayError('SQL_READ_ONLY', `query_files runs exactly one statement; this text holds ${extracted.count}. Send one SELECT.`, {
+      statements: extracted.count,
+    });
   }
   // Checked before DuckDB binds the statement, so a COPY is refused as a write, not as a file it may not touch.
   const keyword = leadingKeyword(sql);
@@ -178,12 +177,20 @@ export function duckdbError(error: unknown, sql: string): SpillwayError {
     );
   }
   if (/Out of Memory Error/i.test(message)) {
-    return new SpillwayError('SQL_LIMIT', `The query needed more memory than analysis.memoryBytes allows: ${message.split('\n')[0]}. Aggregate or filter earlier, or select fewer columns.`, {
-      limit: 'analysis.memoryBytes',
-      message: message.slice(0, 500),
-    });
+    return new SpillwayError(
+      'SQL_LIMIT',
+      `The query needed more memory than analysis.memoryBytes allows: ${message.split('\n')[0]}. Aggregate or filter earlier, or select fewer columns.`,
+      {
+        limit: 'analysis.memoryBytes',
+        message: message.slice(0, 500),
+      },
+    );
   }
-  return new SpillwayError('SQL_ERROR', `DuckDB error: ${message.slice(0, 2000)}\nFix the statement and run query_files again.`, { database: 'DuckDB', message: message.slice(0, 2000), sql: sql.slice(0, 200) });
+  return new SpillwayError('SQL_ERROR', `DuckDB error: ${message.slice(0, 2000)}\nFix the statement and run query_files again.`, {
+    database: 'DuckDB',
+    message: message.slice(0, 2000),
+    sql: sql.slice(0, 200),
+  });
 }
 
 async function run(request: FilesSqlRequest): Promise<void> {

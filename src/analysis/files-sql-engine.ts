@@ -100,7 +100,16 @@ export class FilesSqlEngine {
    * Writes a Parquet file from spillway's own SELECT over one source file;
    * DuckDB may touch only that source and the output path. Returns the rows written.
    */
-  async exportParquet(options: { sandbox: ConversationSandbox; select: string; source: string; output: string; timeoutMs: number; memoryBytes: number; threads: number; signal?: AbortSignal }): Promise<number> {
+  async exportParquet(options: {
+    sandbox: ConversationSandbox;
+    select: string;
+    source: string;
+    output: string;
+    timeoutMs: number;
+    memoryBytes: number;
+    threads: number;
+    signal?: AbortSignal;
+  }): Promise<number> {
     if (this.closed) throw new SpillwayError('INTERNAL', 'The host is closing.');
     await this.acquire();
     try {
@@ -173,13 +182,17 @@ export class FilesSqlEngine {
       // The deadline starts once the child has DuckDB loaded: loading is not the query's time.
       const startDeadline = () =>
         (timer = setTimeout(() => {
-        finish(
-          new SpillwayError('SQL_TIMEOUT', `The query ran longer than analysis.timeoutMs (${query.timeoutMs} ms) and was stopped. Aggregate or filter earlier, or join on fewer rows.`, {
-            limit: 'analysis.timeoutMs',
-            value: query.timeoutMs,
-          }),
-        );
-      }, query.timeoutMs));
+          finish(
+            new SpillwayError(
+              'SQL_TIMEOUT',
+              `The query ran longer than analysis.timeoutMs (${query.timeoutMs} ms) and was stopped. Aggregate or filter earlier, or join on fewer rows.`,
+              {
+                limit: 'analysis.timeoutMs',
+                value: query.timeoutMs,
+              },
+            ),
+          );
+        }, query.timeoutMs));
       const onAbort = () => finish(new SpillwayError('TOOL_FAILED', 'The call was cancelled; the query was stopped.'));
       if (query.signal?.aborted) return onAbort();
       query.signal?.addEventListener('abort', onAbort, { once: true });
@@ -193,8 +206,14 @@ export class FilesSqlEngine {
       child.process.once('exit', (code, signal) => {
         finish(
           signal === 'SIGKILL' || signal === 'SIGABRT'
-            ? new SpillwayError('SQL_LIMIT', `The DuckDB query process was stopped (${signal}), most likely out of memory; aggregate or filter earlier.`, { limit: 'analysis.memoryBytes', signal })
-            : new SpillwayError('INTERNAL', `The DuckDB query process exited (${signal ?? `code ${code}`}) without an answer; run the query again.`, { exitCode: code, signal }),
+            ? new SpillwayError('SQL_LIMIT', `The DuckDB query process was stopped (${signal}), most likely out of memory; aggregate or filter earlier.`, {
+                limit: 'analysis.memoryBytes',
+                signal,
+              })
+            : new SpillwayError('INTERNAL', `The DuckDB query process exited (${signal ?? `code ${code}`}) without an answer; run the query again.`, {
+                exitCode: code,
+                signal,
+              }),
         );
       });
       child.ready.then(

@@ -25,12 +25,16 @@ export function selectionSql(selection: TableSelection): string {
     selection.columns === undefined || selection.columns.length === 0
       ? '*'
       : selection.columns
-          .map((column) => (typeof column === 'string' ? identifier(column) : `${identifier(column.name)}${column.header === undefined ? '' : ` AS ${identifier(column.header)}`}`))
+          .map((column) =>
+            typeof column === 'string'
+              ? identifier(column)
+              : `${identifier(column.name)}${column.header === undefined ? '' : ` AS ${identifier(column.header)}`}`,
+          )
           .join(', ');
   const sort = selection.sort === undefined ? [] : Array.isArray(selection.sort) ? selection.sort : [selection.sort];
-  const order = sort.length === 0 ? '' : ` ORDER BY ${sort.map((key) => `${identifier(key.column)} ${key.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`).join(', ')}`;
+  const order =
+    sort.length === 0 ? '' : ` ORDER BY ${sort.map((key) => `${identifier(key.column)} ${key.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`).join(', ')}`;
   const limit = selection.range?.count === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(selection.range.count))}`;
   const offset = selection.range === undefined || selection.range.start <= 0 ? '' : ` OFFSET ${Math.floor(selection.range.start)}`;
   return `SELECT ${columns} FROM ${literal(selection.source)}${order}${limit}${offset}`;
 }
-

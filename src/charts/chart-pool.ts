@@ -42,10 +42,14 @@ export class ChartPool {
     } catch (error) {
       if (SpillwayError.is(error)) throw error;
       if (timeout.aborted) {
-        throw new SpillwayError('CHART_FAILED', `Rendering took longer than charts.timeoutMs (${options.timeoutMs} ms) and was stopped. Simplify the spec or aggregate the data first.`, {
-          limit: 'charts.timeoutMs',
-          value: options.timeoutMs,
-        });
+        throw new SpillwayError(
+          'CHART_FAILED',
+          `Rendering took longer than charts.timeoutMs (${options.timeoutMs} ms) and was stopped. Simplify the spec or aggregate the data first.`,
+          {
+            limit: 'charts.timeoutMs',
+            value: options.timeoutMs,
+          },
+        );
       }
       const message = error instanceof Error ? error.message : String(error);
       throw new SpillwayError('CHART_FAILED', `The chart worker failed: ${message}`, { message });

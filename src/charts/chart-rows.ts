@@ -1,6 +1,6 @@
 import type { FilesSqlEngine } from '../analysis/files-sql-engine.js';
 import { selectionSql, type TableSelection } from '../analysis/selection-sql.js';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
 import { formatCount } from '../util/format.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { authorize } from '../policy/authorize.js';

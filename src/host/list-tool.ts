@@ -1,4 +1,4 @@
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import type { ListedTool, ToolDefinition } from './tool.js';
 
 /** A tool as clients see it under `config`: a description or annotations given as functions are called with it. */

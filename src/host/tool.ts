@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from '../config/types.js';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { ApprovalHandler, ArgumentSource } from '../policy/approval.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
@@ -9,6 +10,9 @@ export type { ApprovalHandler, ApprovalRequest, ArgumentSource } from '../policy
 
 /** A JSON Schema for a tool's arguments (an object schema). */
 export type JsonSchema = Record<string, unknown> & { type?: 'object' };
+
+/** What a handler receives: the static type of a TypeBox schema; a plain object for a raw JSON Schema (upstream tools). */
+export type ToolArguments<Input extends JsonSchema> = Input extends TSchema ? Static<Input> : Record<string, unknown>;
 
 /** A file placed in a conversation's outputs/: the download card the user gets. */
 export interface Attachment {
@@ -73,7 +77,12 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-export interface ToolDefinition {
+/**
+ * A tool. Local tools are written with {@link defineTool} and a TypeBox
+ * `inputSchema`, so the handler's `args` has the schema's type; the registry
+ * holds them as `ToolDefinition` (the default, type-erased form).
+ */
+export interface ToolDefinition<Input extends JsonSchema = JsonSchema> {
   name: string;
   /**
    * What the model reads about the tool. A function when it depends on the
@@ -82,14 +91,16 @@ export interface ToolDefinition {
    * after a reload (`tools-changed`, tools/list_changed over MCP).
    */
   description: string | ((config: Config) => string);
-  inputSchema: JsonSchema;
+  /** Checked by the host (ajv) before the handler runs; listed as is in MCP tools/list. */
+  inputSchema: Input;
   /** Where the tool comes from: "local" or the upstream server's name. */
   origin?: 'local' | { upstream: string };
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */
   spill?: boolean;
   /** A function when a hint depends on the configuration, resolved like `description`. */
   annotations?: ToolAnnotations | ((config: Config) => ToolAnnotations);
-  handler(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+  // NoInfer: defineTool infers Input from inputSchema alone, never back from the handler.
+  handler(args: ToolArguments<NoInfer<Input>>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
 /** A tool as the host lists it: description and annotations resolved against the running configuration. */

@@ -1,4 +1,4 @@
-import type { Config, Decision } from '../config/types.js';
+import type { Config, Decision } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
 import type { ApprovalHandler, ApprovalRequest } from './approval.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';

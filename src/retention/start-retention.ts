@@ -1,4 +1,4 @@
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import type { Host } from '../host/host.js';
 import type { DiskQuotaGuard } from './disk-quota-guard.js';
 import { installDiskQuota } from './install-disk-quota.js';

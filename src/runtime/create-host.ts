@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/load-config.js';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import { Host } from '../host/host.js';
 import type { ApprovalHandler } from '../host/tool.js';
 import type { Logger } from '../log/logger.js';

@@ -1,5 +1,5 @@
 import { loadConfig } from '../config/load-config.js';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import { assembleHost } from './create-host.js';
 import type { Host } from '../host/host.js';
 import { createLogger, type Logger } from '../log/logger.js';

@@ -21,7 +21,8 @@ export function describeColumn(column: ColumnProfile, rows: number): string {
   const parts = [type];
   if (column.nulls > 0) parts.push(column.nulls === rows ? 'all null' : `${formatCount(column.nulls)} null`);
   if (column.min !== undefined && column.max !== undefined) parts.push(`${formatNumber(column.min)} … ${formatNumber(column.max)}`);
-  if (column.nulls < rows) parts.push(column.distinctEstimated ? `≈${formatCount(column.distinct)} distinct (estimated)` : `${formatCount(column.distinct)} distinct`);
+  if (column.nulls < rows)
+    parts.push(column.distinctEstimated ? `≈${formatCount(column.distinct)} distinct (estimated)` : `${formatCount(column.distinct)} distinct`);
   let text = `${column.name}: ${parts.join(', ')}`;
   if (column.top !== undefined) text += `; top ${column.top.map((entry) => `${quote(entry.value)} ${formatCount(entry.count)}`).join(', ')}`;
   return text;

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Config, UpstreamConfig } from '../config/types.js';
+import type { Config, UpstreamConfig } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { reconnectDelay } from './backoff.js';

@@ -28,7 +28,10 @@ test('over MCP: query_files aggregates, build_chart draws it as a PNG of the exp
   t.after(() => client.close());
 
   const spill = ((await client.callTool({ name: 'list_tickets', arguments: {} }))._meta as Record<string, { path: string }>)['spillway/spill']?.path;
-  const grouped = await client.callTool({ name: 'query_files', arguments: { sql: `SELECT country, sum(hours) AS hours FROM '${spill}' GROUP BY 1 ORDER BY 1` } });
+  const grouped = await client.callTool({
+    name: 'query_files',
+    arguments: { sql: `SELECT country, sum(hours) AS hours FROM '${spill}' GROUP BY 1 ORDER BY 1` },
+  });
   const groupedPath = (grouped._meta as Record<string, { path: string }>)['spillway/spill']?.path;
   assert.ok(groupedPath, 'the query result was saved (threshold 1 character in this test)');
 
@@ -36,16 +39,25 @@ test('over MCP: query_files aggregates, build_chart draws it as a PNG of the exp
     name: 'build_chart',
     arguments: {
       source: groupedPath,
-      spec: { mark: 'bar', encoding: { x: { field: 'country', type: 'nominal' }, y: { field: 'hours', type: 'quantitative' } }, title: 'Hours by country', width: 400, height: 300 },
+      spec: {
+        mark: 'bar',
+        encoding: { x: { field: 'country', type: 'nominal' }, y: { field: 'hours', type: 'quantitative' } },
+        title: 'Hours by country',
+        width: 400,
+        height: 300,
+      },
       filename: 'hours-by-country',
     },
   });
   assert.equal(chart.isError, false, JSON.stringify(chart.content));
   const links = (chart.content as { type: string; uri?: string; name?: string; mimeType?: string }[]).filter((block) => block.type === 'resource_link');
-  assert.deepEqual(links.map((link) => [link.name, link.mimeType]), [
-    ['hours-by-country.png', 'image/png'],
-    ['hours-by-country.svg', 'image/svg+xml'],
-  ]);
+  assert.deepEqual(
+    links.map((link) => [link.name, link.mimeType]),
+    [
+      ['hours-by-country.png', 'image/png'],
+      ['hours-by-country.svg', 'image/svg+xml'],
+    ],
+  );
   const folder = path.join(env.sandboxRoot, transport.sessionId as string, 'outputs');
   const png = await readFile(path.join(folder, 'hours-by-country.png'));
   const size = pngSize(png);
@@ -77,7 +89,11 @@ test('build_chart refuses specs with data, URLs, signals or unbounded expression
     [{ source: small, spec: { ...bar, params: [{ name: 'q', bind: { input: 'range' } }] } }, 'CHART_SPEC_INVALID', 'bind'],
     [{ source: small, spec: { mark: 'bar', encoding: { x: { field: 'country', type: 'nonsense' } } } }, 'CHART_SPEC_INVALID', 'compile'],
     [{ source, spec: bar }, 'CHART_TOO_LARGE', 'charts.maxRows'],
-    [{ source: small, spec: { mark: 'point', encoding: { x: { field: 'id', type: 'quantitative' }, y: { field: 'hours', type: 'quantitative' } } } }, 'CHART_TOO_LARGE', 'charts.maxMarks'],
+    [
+      { source: small, spec: { mark: 'point', encoding: { x: { field: 'id', type: 'quantitative' }, y: { field: 'hours', type: 'quantitative' } } } },
+      'CHART_TOO_LARGE',
+      'charts.maxMarks',
+    ],
     [{ source: '/etc/passwd', spec: bar }, 'PATH_ABSOLUTE', 'Absolute'],
     [{ source: small, spec: bar, filename: '../escape' }, 'INVALID_ARGUMENTS', 'plain name'],
   ];

@@ -5,7 +5,12 @@ import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { call, filesHost, ok, spillRows } from '../files/helpers.js';
 
-const rows = Array.from({ length: 300 }, (_, index) => ({ id: index + 1, country: ['DE', 'FR', 'NL'][index % 3], amount: index % 5 === 0 ? null : index * 1.5, note: `row "${index}"` }));
+const rows = Array.from({ length: 300 }, (_, index) => ({
+  id: index + 1,
+  country: ['DE', 'FR', 'NL'][index % 3],
+  amount: index % 5 === 0 ? null : index * 1.5,
+  note: `row "${index}"`,
+}));
 
 test('export_table format parquet writes the selection (columns, headers, sort, range) as a Parquet file that reads back exactly', async (t) => {
   const env = await filesHost();
@@ -42,7 +47,9 @@ test('export_table format parquet writes the selection (columns, headers, sort, 
   // query_files reads the export back; a taken name gets a new one.
   const again = ok(await call(env, 'export_table', { source, format: 'parquet', filename: 'top-amounts.parquet' }));
   assert.equal(again.path, 'outputs/top-amounts (2).parquet');
-  const counted = ok(await call(env, 'query_files', { sql: "SELECT count(*) AS n FROM 'outputs/top-amounts (2).parquet'" })) as unknown as { rows: { n: number }[] };
+  const counted = ok(await call(env, 'query_files', { sql: "SELECT count(*) AS n FROM 'outputs/top-amounts (2).parquet'" })) as unknown as {
+    rows: { n: number }[];
+  };
   assert.equal(counted.rows[0]?.n, 300);
 });
 

@@ -8,7 +8,12 @@ import type { ExecuteResult } from '../../src/host/host.js';
 import { startHttpFront } from '../../src/mcp/http-server.js';
 import { call, filesHost, spillRows } from '../files/helpers.js';
 
-const tickets = Array.from({ length: 500 }, (_, index) => ({ id: index + 1, user_id: (index % 50) + 1, country: ['DE', 'FR', 'NL'][index % 3], hours: index % 7 }));
+const tickets = Array.from({ length: 500 }, (_, index) => ({
+  id: index + 1,
+  user_id: (index % 50) + 1,
+  country: ['DE', 'FR', 'NL'][index % 3],
+  hours: index % 7,
+}));
 const users = Array.from({ length: 50 }, (_, index) => ({ id: index + 1, team: index % 2 === 0 ? 'red' : 'blue' }));
 
 function value(result: ExecuteResult): { total: number; returned: number; limited: boolean; rows: Record<string, unknown>[] } {
@@ -40,7 +45,10 @@ test('query_files over MCP joins two spills and aggregates; the result carries t
   });
   assert.equal(joined.isError, false, JSON.stringify(joined.content));
   const text = (joined.content as { text: string }[])[0]?.text ?? '';
-  const result = JSON.parse(text.slice(0, text.indexOf('\n\n[spillway]') > 0 ? text.indexOf('\n\n[spillway]') : undefined)) as { total: number; rows: { team: string; country: string; n: number; hours: number }[] };
+  const result = JSON.parse(text.slice(0, text.indexOf('\n\n[spillway]') > 0 ? text.indexOf('\n\n[spillway]') : undefined)) as {
+    total: number;
+    rows: { team: string; country: string; n: number; hours: number }[];
+  };
   const expected = new Map<string, { n: number; hours: number }>();
   for (const ticket of tickets) {
     const key = `${users[ticket.user_id - 1]?.team}/${ticket.country}`;
@@ -128,7 +136,10 @@ test('query_files refuses every way out of the conversation and every write, eac
 test('a pathological cross join is stopped at the deadline while another conversation is served', async (t) => {
   const env = await filesHost({ analysis: { maxRows: 1000, timeoutMs: 8000, memoryBytes: 268_435_456, threads: 1, maxConcurrent: 2, maxWaiting: 4 } });
   t.after(() => env.cleanup());
-  const big = await spillRows(env, Array.from({ length: 5000 }, (_, index) => ({ i: index })));
+  const big = await spillRows(
+    env,
+    Array.from({ length: 5000 }, (_, index) => ({ i: index })),
+  );
   const small = await spillRows(env, tickets.slice(0, 10), 'c2');
   // 5,000³ = 125 billion rows: no machine finishes this within the deadline.
   const slow = call(env, 'query_files', { sql: `SELECT count(*) FROM '${big}' a, '${big}' b, '${big}' c WHERE a.i + b.i + c.i = -1` });

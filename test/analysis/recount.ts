@@ -60,7 +60,10 @@ export async function recount(file: string): Promise<{ rows: number; columns: Re
       const top = [...byKey.values()]
         .filter((entry) => typeof entry.value !== 'number')
         .map((entry) => ({
-          value: typeof entry.value === 'string' && entry.value.length > maxTopValueChars ? `${entry.value.slice(0, maxTopValueChars)}…` : (entry.value as string | boolean),
+          value:
+            typeof entry.value === 'string' && entry.value.length > maxTopValueChars
+              ? `${entry.value.slice(0, maxTopValueChars)}…`
+              : (entry.value as string | boolean),
           count: entry.count,
         }))
         .sort((a, b) => b.count - a.count || (String(a.value) < String(b.value) ? -1 : String(a.value) > String(b.value) ? 1 : 0))

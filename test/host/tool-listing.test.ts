@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Config } from '../../src/config/types.js';
+import type { Config } from '../../src/config/schema.js';
 import { tempHost } from '../helpers/temp-host.js';
 
 function withScriptTimeout(config: Config, timeoutMs: number): Config {

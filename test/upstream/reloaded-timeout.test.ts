@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { Config } from '../../src/config/types.js';
+import type { Config } from '../../src/config/schema.js';
 import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { tempHost } from '../helpers/temp-host.js';
 import { recordingEntry } from './upstream-fixtures.js';

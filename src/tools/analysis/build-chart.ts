@@ -27,10 +27,16 @@ export const BuildChartInput = Type.Object(
       },
     ),
     columns: Type.Optional(
-      Type.Array(Type.Union([Type.String({ minLength: 1 }), Type.Object({ name: Type.String({ minLength: 1 }), header: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })]), {
-        minItems: 1,
-        description: 'Columns to bind (names, or {name, header} to rename); default all.',
-      }),
+      Type.Array(
+        Type.Union([
+          Type.String({ minLength: 1 }),
+          Type.Object({ name: Type.String({ minLength: 1 }), header: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }),
+        ]),
+        {
+          minItems: 1,
+          description: 'Columns to bind (names, or {name, header} to rename); default all.',
+        },
+      ),
     ),
     sort: Type.Optional(Type.Union([SortKey, Type.Array(SortKey, { minItems: 1 })], { description: '{column, direction} or a list; empty values last.' })),
     range: Type.Optional(
@@ -39,7 +45,13 @@ export const BuildChartInput = Type.Object(
         { additionalProperties: false, description: 'Rows {start, count} after sorting (from 0).' },
       ),
     ),
-    filename: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Plain name for outputs/ without folders, e.g. "tickets-by-country"; .svg and .png are added.' })),
+    filename: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Plain name for outputs/ without folders, e.g. "tickets-by-country"; .svg and .png are added.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -47,9 +59,19 @@ export type BuildChartArgs = Static<typeof BuildChartInput>;
 
 /** A plain output stem: the requested name (its .svg/.png dropped) or the source's name. */
 function chartStem(requested: string | undefined, source: string): string {
-  if (requested === undefined) return `${path.posix.basename(source).replace(/\.[^.]*$/, '').replace(/^\.+/, '') || 'chart'}-chart`;
+  if (requested === undefined)
+    return `${
+      path.posix
+        .basename(source)
+        .replace(/\.[^.]*$/, '')
+        .replace(/^\.+/, '') || 'chart'
+    }-chart`;
   if (/[/\\]/.test(requested) || requested.startsWith('.') || /[\u0000-\u001f\u007f<>:"|?*]/.test(requested)) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `filename ${JSON.stringify(requested.slice(0, 80))} must be a plain name such as "tickets-by-country" (no folders, not starting with ".").`, { field: 'filename' });
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `filename ${JSON.stringify(requested.slice(0, 80))} must be a plain name such as "tickets-by-country" (no folders, not starting with ".").`,
+      { field: 'filename' },
+    );
   }
   return requested.replace(/\.(svg|png)$/i, '');
 }
@@ -59,9 +81,9 @@ export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartPoo
   return {
     name: 'build_chart',
     description: [
-      'Draw a chart for the user from a table file, without the rows passing through you: give a Vega-Lite spec WITHOUT data (mark, encoding, transform, title) and the table\'s sandbox path as `source`; spillway binds the rows and renders an SVG and a PNG into outputs/ as downloads.',
-      'Charts bind at most charts.maxRows rows: aggregate first with query_files (or query_sql), e.g. SELECT country, count(*) AS n FROM \'results/0003-list_tickets.jsonl\' GROUP BY 1, and chart that result\'s path.',
-      'Optional columns, sort and range as in export_table. Refused: data or datasets of the spec\'s own, URLs, image marks, raw Vega signals, input bindings, expression functions that build unbounded values.',
+      "Draw a chart for the user from a table file, without the rows passing through you: give a Vega-Lite spec WITHOUT data (mark, encoding, transform, title) and the table's sandbox path as `source`; spillway binds the rows and renders an SVG and a PNG into outputs/ as downloads.",
+      "Charts bind at most charts.maxRows rows: aggregate first with query_files (or query_sql), e.g. SELECT country, count(*) AS n FROM 'results/0003-list_tickets.jsonl' GROUP BY 1, and chart that result's path.",
+      "Optional columns, sort and range as in export_table. Refused: data or datasets of the spec's own, URLs, image marks, raw Vega signals, input bindings, expression functions that build unbounded values.",
     ].join(' '),
     inputSchema: BuildChartInput,
     spill: false,
@@ -79,7 +101,10 @@ export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartPoo
       const images = await options.pool.render({ spec, rows, maxMarks, scale }, { timeoutMs, signal: context.signal });
       const svg = await context.sandbox.writeFile(`outputs/${stem}.svg`, images.svg, { folders: ['outputs'], pickFreeName: true });
       const png = await context.sandbox.writeFile(`outputs/${stem}.png`, Buffer.from(images.png), { folders: ['outputs'], pickFreeName: true });
-      const attachments = [describeAttachment(context.sandbox, png.absolute, images.png.byteLength), describeAttachment(context.sandbox, svg.absolute, Buffer.byteLength(images.svg))];
+      const attachments = [
+        describeAttachment(context.sandbox, png.absolute, images.png.byteLength),
+        describeAttachment(context.sandbox, svg.absolute, Buffer.byteLength(images.svg)),
+      ];
       context.logger.info({ rows: rows.length, marks: images.marks, png: png.relative }, 'chart built');
       return {
         value: {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
 import { selectionSql, type TableSelection } from '../../analysis/selection-sql.js';
-import type { Config } from '../../config/types.js';
+import type { Config } from '../../config/schema.js';
 import { SpillwayError } from '../../errors.js';
 import type { ToolContext, ToolDefinition, ToolOutput } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
@@ -25,15 +25,29 @@ function withParquetFormat(schema: Record<string, unknown>): Record<string, unkn
 }
 
 function plainName(requested: unknown, source: string): string {
-  if (requested === undefined) return `${path.posix.basename(source).replace(/\.[^.]*$/, '').replace(/^\.+/, '') || 'export'}.parquet`;
+  if (requested === undefined)
+    return `${
+      path.posix
+        .basename(source)
+        .replace(/\.[^.]*$/, '')
+        .replace(/^\.+/, '') || 'export'
+    }.parquet`;
   const name = String(requested);
   if (/[/\\]/.test(name) || name.startsWith('.') || /[\u0000-\u001f\u007f<>:"|?*]/.test(name) || name.length > 200) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `filename ${JSON.stringify(name.slice(0, 80))} must be a plain name such as "tickets.parquet" (no folders, not starting with ".").`, { field: 'filename' });
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `filename ${JSON.stringify(name.slice(0, 80))} must be a plain name such as "tickets.parquet" (no folders, not starting with ".").`,
+      { field: 'filename' },
+    );
   }
   const extension = path.posix.extname(name).toLowerCase();
   if (extension === '.parquet') return name;
   if (['.csv', '.xlsx', '.json', '.jsonl', '.docx', '.pptx'].includes(extension)) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `filename ${JSON.stringify(name)} ends in ${extension} but the file is Parquet; use a name ending in .parquet.`, { field: 'filename' });
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `filename ${JSON.stringify(name)} ends in ${extension} but the file is Parquet; use a name ending in .parquet.`,
+      { field: 'filename' },
+    );
   }
   return `${name}.parquet`;
 }
@@ -53,7 +67,16 @@ async function exportParquet(engine: FilesSqlEngine, args: Record<string, unknow
     if (args.sort !== undefined) selection.sort = args.sort as TableSelection['sort'];
     if (args.range !== undefined) selection.range = args.range as TableSelection['range'];
     const { timeoutMs, memoryBytes, threads } = context.config.analysis;
-    rows = await engine.exportParquet({ sandbox: context.sandbox, select: selectionSql(selection), source: source.absolute, output: pending.tempPath, timeoutMs, memoryBytes, threads, signal: context.signal });
+    rows = await engine.exportParquet({
+      sandbox: context.sandbox,
+      select: selectionSql(selection),
+      source: source.absolute,
+      output: pending.tempPath,
+      timeoutMs,
+      memoryBytes,
+      threads,
+      signal: context.signal,
+    });
     finalPath = await pending.commit({ pickFreeName: true });
   } catch (error) {
     await pending.abort();

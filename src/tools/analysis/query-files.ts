@@ -8,9 +8,12 @@ export const QueryFilesInput = Type.Object(
     sql: Type.String({
       minLength: 1,
       maxLength: 100_000,
-      description: "One SELECT (DuckDB dialect) whose tables are this conversation's files named by sandbox path in single quotes, e.g. SELECT country, count(*) AS n FROM 'results/0003-list_tickets.jsonl' GROUP BY 1 ORDER BY n DESC.",
+      description:
+        "One SELECT (DuckDB dialect) whose tables are this conversation's files named by sandbox path in single quotes, e.g. SELECT country, count(*) AS n FROM 'results/0003-list_tickets.jsonl' GROUP BY 1 ORDER BY n DESC.",
     }),
-    label: Type.Optional(Type.String({ maxLength: 200, description: 'A short name for what the result is (e.g. "tickets by country"); kept with the result and its file.' })),
+    label: Type.Optional(
+      Type.String({ maxLength: 200, description: 'A short name for what the result is (e.g. "tickets by country"); kept with the result and its file.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -31,10 +34,16 @@ export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
       "Runs one read-only SQL statement (DuckDB dialect) over this conversation's own files: spilled results (results/*.jsonl), exports and other JSONL, JSON, CSV or Parquet files. A table is a file's sandbox path in single quotes: FROM 'results/0003-list_tickets.jsonl'; several files can be joined.",
       'Use it to filter, group, join, sort and page a large result instead of reading it: inspect_file first (columns, types, distinct values), then query here, then pass the result path to build_chart, export_table or draw_table.',
       'The result is {total, returned, limited, summary, rows}: total counts every row the query produces; at most analysis.maxRows rows are returned, and a large result is saved to a file whose path you get.',
-      'Only SELECT-like statements (SELECT, WITH, FROM-first, VALUES, DESCRIBE, SUMMARIZE) run; COPY, ATTACH, INSTALL, LOAD, SET, CREATE and anything else that writes are refused, as are absolute paths, other conversations\' files, globs and URLs. Queries have a memory limit and a deadline.',
+      "Only SELECT-like statements (SELECT, WITH, FROM-first, VALUES, DESCRIBE, SUMMARIZE) run; COPY, ATTACH, INSTALL, LOAD, SET, CREATE and anything else that writes are refused, as are absolute paths, other conversations' files, globs and URLs. Queries have a memory limit and a deadline.",
     ].join(' '),
     inputSchema: QueryFilesInput,
-    annotations: { title: 'Query conversation files (DuckDB, read-only)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'Query conversation files (DuckDB, read-only)',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     async handler(rawArgs, context) {
       const args = rawArgs as QueryFilesArgs;
       const label = args.label !== undefined && args.label.length > 0 ? args.label : undefined;

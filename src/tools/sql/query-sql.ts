@@ -1,4 +1,6 @@
-import type { Config } from '../../config/types.js';
+import { Type } from '@sinclair/typebox';
+import type { Config } from '../../config/schema.js';
+import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import type { LazySqlSource } from '../../sql/open-sql-source.js';
 import type { SqlResult } from '../../sql/sql-source.js';
@@ -30,7 +32,7 @@ function describeSource(config: Config): string {
  * // {"sql": "SELECT country, count(*) AS n FROM transactions WHERE label = 'fraud' GROUP BY country", "label": "fraud by country"}
  */
 export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition {
-  return {
+  return defineTool({
     name: 'query_sql',
     // The dialect and the tables follow sql.source, which a configuration reload may change.
     description: (config) => [
@@ -40,24 +42,15 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
       'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
       'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
     ].join(' '),
-    inputSchema: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['sql'],
-      properties: {
-        sql: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 100_000,
-          description: 'One SELECT (or WITH … SELECT) statement. No trailing second statement.',
-        },
-        label: {
-          type: 'string',
-          maxLength: 200,
-          description: 'A short name for what the result is (e.g. "fraud by country"); kept with the result and its file.',
-        },
+    inputSchema: Type.Object(
+      {
+        sql: Type.String({ minLength: 1, maxLength: 100_000, description: 'One SELECT (or WITH … SELECT) statement. No trailing second statement.' }),
+        label: Type.Optional(
+          Type.String({ maxLength: 200, description: 'A short name for what the result is (e.g. "fraud by country"); kept with the result and its file.' }),
+        ),
       },
-    },
+      { additionalProperties: false },
+    ),
     annotations: (config) => ({
       title: 'Query SQL (read-only)',
       readOnlyHint: true,
@@ -66,8 +59,8 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
       openWorldHint: config.sql.source.type === 'postgres',
     }),
     async handler(args, context) {
-      const sql = args.sql as string;
-      const label = typeof args.label === 'string' && args.label.length > 0 ? args.label : undefined;
+      const { sql } = args;
+      const label = args.label === '' ? undefined : args.label;
       const { maxRows, timeoutMs } = context.config.sql;
       const source = await options.source.get(context.config);
       const started = performance.now();
@@ -78,7 +71,7 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
       );
       return { value: presentQueryResult(result, { label, maxRows }) };
     },
-  };
+  });
 }
 
 /** The tool's value: counts and notes first (they stay in the spill metadata), rows last. */
