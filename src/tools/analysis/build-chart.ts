@@ -6,6 +6,7 @@ import type { TableSelection } from '../../analysis/selection-sql.js';
 import { readChartRows } from '../../charts/chart-rows.js';
 import { checkChartSpec } from '../../charts/check-spec.js';
 import { SpillwayError } from '../../errors.js';
+import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { formatCount } from '../../util/format.js';
@@ -78,7 +79,7 @@ function chartStem(requested: string | undefined, source: string): string {
 
 /** build_chart: a Vega-Lite chart of a sandbox table, as SVG and PNG downloads in outputs/. */
 export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartPool }): ToolDefinition {
-  return {
+  return defineTool({
     name: 'build_chart',
     description: [
       "Draw a chart for the user from a table file, without the rows passing through you: give a Vega-Lite spec WITHOUT data (mark, encoding, transform, title) and the table's sandbox path as `source`; spillway binds the rows and renders an SVG and a PNG into outputs/ as downloads.",
@@ -88,8 +89,7 @@ export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartPoo
     inputSchema: BuildChartInput,
     spill: false,
     annotations: { title: 'Build a chart', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    async handler(rawArgs, context) {
-      const args = rawArgs as BuildChartArgs;
+    async handler(args, context) {
       const spec = checkChartSpec(args.spec);
       const stem = chartStem(args.filename, args.source);
       const selection: TableSelection = { source: args.source };
@@ -119,5 +119,5 @@ export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartPoo
         attachments,
       };
     },
-  };
+  });
 }

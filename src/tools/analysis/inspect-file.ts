@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import type { ConversationSandbox } from '../../sandbox/index.js';
 import { metadataSuffix } from '../../sandbox/layout.js';
@@ -22,7 +23,7 @@ const maxMetadataBytes = 4 * 1024 * 1024;
  * inspect_file: what a file holds without reading it. A table spill's profile
  * was computed when it was written; this reads only its metadata.
  */
-export const inspectFileTool: ToolDefinition = {
+export const inspectFileTool: ToolDefinition = defineTool({
   name: 'inspect_file',
   description: [
     'Describe a file of this conversation without reading it: format, size, rows, columns and, for a spilled table, its profile computed from every row when it was saved (per column: type, nulls, min/max of numbers and ISO dates, distinct count, most frequent values).',
@@ -31,8 +32,7 @@ export const inspectFileTool: ToolDefinition = {
   inputSchema: InspectFileInput,
   spill: false,
   annotations: { title: 'Inspect a sandbox file', readOnlyHint: true },
-  async handler(rawArgs, context) {
-    const args = rawArgs as InspectFileArgs;
+  async handler(args, context) {
     const file = await context.sandbox.openRead(args.path);
     const bytes = file.stats.size;
     await file.handle.close();
@@ -60,7 +60,7 @@ export const inspectFileTool: ToolDefinition = {
     value.summary = notes.join('\n');
     return { value };
   },
-};
+});
 
 /** A spill's metadata (read through the sandbox like any file), or undefined for files without one. */
 export async function readSpillMetadata(sandbox: ConversationSandbox, relative: string): Promise<Partial<SpillRef> | undefined> {

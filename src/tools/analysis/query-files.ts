@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
+import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { presentQueryResult } from '../sql/query-sql.js';
 
@@ -28,7 +29,7 @@ export type QueryFilesArgs = Static<typeof QueryFilesInput>;
  * // {"sql": "SELECT t.country, count(*) AS n FROM 'results/0003-list_tickets.jsonl' t JOIN 'results/0004-list_users.jsonl' u ON u.id = t.user_id GROUP BY 1"}
  */
 export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
-  return {
+  return defineTool({
     name: 'query_files',
     description: [
       "Runs one read-only SQL statement (DuckDB dialect) over this conversation's own files: spilled results (results/*.jsonl), exports and other JSONL, JSON, CSV or Parquet files. A table is a file's sandbox path in single quotes: FROM 'results/0003-list_tickets.jsonl'; several files can be joined.",
@@ -44,8 +45,7 @@ export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
       idempotentHint: true,
       openWorldHint: false,
     },
-    async handler(rawArgs, context) {
-      const args = rawArgs as QueryFilesArgs;
+    async handler(args, context) {
       const label = args.label !== undefined && args.label.length > 0 ? args.label : undefined;
       const { maxRows, timeoutMs, memoryBytes, threads } = context.config.analysis;
       const started = performance.now();
@@ -53,5 +53,5 @@ export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
       context.logger.info({ total: result.total, returned: result.rows.length, ms: Math.round(performance.now() - started) }, 'query_files ran');
       return { value: presentQueryResult(result, { label, maxRows, limitKey: 'analysis.maxRows' }) };
     },
-  };
+  });
 }
