@@ -110,3 +110,19 @@ test('build_chart refuses specs with data, URLs, signals or unbounded expression
   assert.equal(ok.isError, false, ok.text);
   assert.equal(ok.attachments.length, 2);
 });
+
+test('a chart past charts.timeoutMs has its worker ended with a coded error, and the host keeps serving', async (t) => {
+  // 1 ms: the worker cannot even load Vega in that time, so the deadline always fires first.
+  const env = await filesHost({ charts: { maxRows: 500, maxMarks: 1000, timeoutMs: 1, scale: 1 } });
+  t.after(() => env.cleanup());
+  const source = await spillRows(env, tickets.slice(0, 30));
+  const result = await call(env, 'build_chart', {
+    source,
+    spec: { mark: 'bar', encoding: { x: { field: 'country', type: 'nominal' }, y: { aggregate: 'count', type: 'quantitative' } } },
+  });
+  assert.equal(result.error?.code, 'CHART_FAILED', result.text);
+  assert.equal(result.error?.details?.limit, 'charts.timeoutMs');
+  const next = await call(env, 'query_files', { sql: `SELECT count(*) AS n FROM '${source}'` });
+  assert.equal(next.isError, false, next.text);
+  assert.deepEqual(await readdir(path.join(env.sandboxRoot, 'c1', 'outputs')).catch(() => []), []);
+});
