@@ -3,8 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
 import type { ChartPool } from '../../charts/chart-pool.js';
 import type { TableSelection } from '../../analysis/selection-sql.js';
-import { readChartRows } from '../../charts/chart-rows.js';
-import { checkChartSpec } from '../../charts/check-spec.js';
+import { drawChart } from '../../charts/draw-chart.js';
 import { SpillwayError } from '../../errors.js';
 import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
@@ -90,30 +89,28 @@ export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartPoo
     spill: false,
     annotations: { title: 'Build a chart', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, context) {
-      const spec = checkChartSpec(args.spec);
       const stem = chartStem(args.filename, args.source);
       const selection: TableSelection = { source: args.source };
       if (args.columns !== undefined) selection.columns = args.columns;
       if (args.sort !== undefined) selection.sort = args.sort;
       if (args.range !== undefined) selection.range = args.range;
-      const rows = await readChartRows({ engine: options.engine, sandbox: context.sandbox, config: context.config, selection, signal: context.signal });
-      const { maxMarks, timeoutMs, scale } = context.config.charts;
-      const images = await options.pool.render({ spec, rows, maxMarks, scale }, { timeoutMs, signal: context.signal });
+      const { sandbox, config, signal } = context;
+      const { rows: rowCount, images } = await drawChart({ ...options, sandbox, config, spec: args.spec, selection, signal });
       const svg = await context.sandbox.writeFile(`outputs/${stem}.svg`, images.svg, { folders: ['outputs'], pickFreeName: true });
       const png = await context.sandbox.writeFile(`outputs/${stem}.png`, Buffer.from(images.png), { folders: ['outputs'], pickFreeName: true });
       const attachments = [
         describeAttachment(context.sandbox, png.absolute, images.png.byteLength),
         describeAttachment(context.sandbox, svg.absolute, Buffer.byteLength(images.svg)),
       ];
-      context.logger.info({ rows: rows.length, marks: images.marks, png: png.relative }, 'chart built');
+      context.logger.info({ rows: rowCount, marks: images.marks, png: png.relative }, 'chart built');
       return {
         value: {
-          message: `Charted ${formatCount(rows.length)} rows of ${args.source} (${formatCount(images.marks)} marks) as ${png.relative} (${images.width}×${images.height} px) and ${svg.relative}. The user gets both as downloads; describe the chart in words, do not repeat the rows.`,
+          message: `Charted ${formatCount(rowCount)} rows of ${args.source} (${formatCount(images.marks)} marks) as ${png.relative} (${images.width}×${images.height} px) and ${svg.relative}. The user gets both as downloads; describe the chart in words, do not repeat the rows.`,
           png: png.relative,
           svg: svg.relative,
           width: images.width,
           height: images.height,
-          rows: rows.length,
+          rows: rowCount,
           marks: images.marks,
         },
         attachments,
