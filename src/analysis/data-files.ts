@@ -35,5 +35,5 @@ export async function listDataFiles(sandbox: ConversationSandbox): Promise<strin
     const info = await lstat(sandbox.folderPath(folder)).catch(() => undefined);
     if (info?.isDirectory() === true) await walk(sandbox.folderPath(folder), 0);
   }
-  return files;
+  return files.sort();
 }

@@ -32,6 +32,20 @@ interface Child {
   exited: boolean;
 }
 
+const filesNamed = 12;
+
+/** A refused file names the files that can be queried, so the next try can be right. */
+function withFileList(error: unknown, sandbox: ConversationSandbox, allowedPaths: string[]): unknown {
+  if (!SpillwayError.is(error) || error.code !== 'SQL_FILE_REFUSED') return error;
+  const names = allowedPaths.map((file) => sandbox.relativeOf(file));
+  const shown = names.slice(-filesNamed).join(', ');
+  const list =
+    names.length === 0
+      ? ' This conversation has no data files yet.'
+      : ` Files you can query${names.length > filesNamed ? ` (the last ${filesNamed} of ${names.length})` : ''}: ${shown}.`;
+  return new SpillwayError(error.code, `${error.message}${list}`, { ...error.details, files: names.slice(-filesNamed) });
+}
+
 function memoryLimitMb(bytes: number): number {
   return Math.max(16, Math.floor(bytes / 1024 / 1024));
 }
@@ -87,7 +101,9 @@ export class FilesSqlEngine {
         memoryLimitMb: memoryLimitMb(query.memoryBytes),
         threads: query.threads,
       };
-      const answer = await this.runIn(this.takeChild(), request, query);
+      const answer = await this.runIn(this.takeChild(), request, query).catch((error: unknown) => {
+        throw withFileList(error, query.sandbox, allowedPaths);
+      });
       if (answer.type !== 'result') throw new SpillwayError('INTERNAL', `Unexpected answer from the DuckDB query process: ${answer.type}`);
       return toObjectRows(answer.result);
     } finally {

@@ -125,6 +125,11 @@ test('query_files refuses every way out of the conversation and every write, eac
     assert.equal(result.isError, true, `${sql} should fail: ${result.text.slice(0, 200)}`);
     assert.equal(result.error?.code, code, `${sql}: ${result.text.slice(0, 300)}`);
   }
+  // A refusal names the files that can be queried.
+  assert.match(
+    (await call(env, 'query_files', { sql: "SELECT * FROM 'results/typo.jsonl'" })).text,
+    new RegExp(`Files you can query: .*${source.replace(/[.]/g, '\\.')}`),
+  );
   const after = (await readdir(path.join(conversation, 'results'))).filter((name) => !name.includes('query_files')).sort();
   assert.deepEqual(after, before, 'no file was written in the conversation (besides error spills)');
   assert.deepEqual((await readdir(path.join(env.sandboxRoot, 'c2', 'results'))).sort(), beforeOther);
