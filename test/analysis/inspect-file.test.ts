@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -63,4 +64,27 @@ test('over MCP: a cut result carries the profile of every row; list_files and in
   const missing = await client.callTool({ name: 'inspect_file', arguments: { path: '../other/results/0001-x.jsonl' } });
   assert.equal(missing.isError, true);
   assert.match((missing.content as { text: string }[])[0]?.text ?? '', /contains "\.\."/);
+});
+
+test('inspect_file summarises a data file that has no stored profile (a CSV a user placed) with DuckDB', async (t) => {
+  const env = await tempHost();
+  t.after(() => env.cleanup());
+  await env.host.execute({ name: 'list_files', arguments: {} }, { conversationId: 'c1' });
+  const lines = [
+    'team,budget,opened',
+    ...Array.from({ length: 40 }, (_, index) => `${['red', 'blue'][index % 2]},${index * 10},2026-01-${String((index % 28) + 1).padStart(2, '0')}`),
+  ];
+  await writeFile(path.join(env.sandboxRoot, 'c1', 'outputs', 'budget.csv'), `${lines.join('\n')}\n`);
+  const result = await env.host.execute({ name: 'inspect_file', arguments: { path: 'outputs/budget.csv' } }, { conversationId: 'c1' });
+  assert.equal(result.isError, false, result.text);
+  const value = result.value as {
+    rows: number;
+    columns: string[];
+    summarize: { column_name: string; min: unknown; max: unknown; approx_unique: number }[];
+    summary: string;
+  };
+  assert.equal(value.rows, 40);
+  assert.deepEqual(value.columns, ['team', 'budget', 'opened']);
+  assert.equal(value.summarize[1]?.max, '390');
+  assert.match(value.summary, /SUMMARIZE of all 40 rows/);
 });

@@ -24,7 +24,7 @@ export function analysisServices(host: Host): AnalysisServices {
 
 /** Working on a whole result without reading it: inspect_file, query_files, build_chart. */
 export function analysisTools(services: AnalysisServices): ToolDefinition[] {
-  return [inspectFileTool, queryFilesTool(services.engine), buildChartTool({ engine: services.engine, pool: services.charts })];
+  return [inspectFileTool(services.engine), queryFilesTool(services.engine), buildChartTool({ engine: services.engine, pool: services.charts })];
 }
 
 /** export_table gains format "parquet" (written by DuckDB); the other tools pass through. */
