@@ -31,7 +31,7 @@ export function inspectFileTool(engine: FilesSqlEngine): ToolDefinition {
   return defineTool({
     name: 'inspect_file',
     description: [
-      'Describe a file of this conversation without reading it: format, size, rows, columns and, for a spilled table, its profile computed from every row when it was saved (per column: type, nulls, min/max of numbers and ISO dates, distinct count, most frequent values).',
+      'Describe a file of this conversation without reading it: format, size, rows, columns and, for a spilled table, its profile computed from every row when it was saved (per column: type, nulls, min/max of numbers and ISO dates, distinct count, most frequent values); other data files (CSV, JSON, Parquet) are summarised by DuckDB.',
       'Also estimates the tokens a full read would cost. Start here with a large result: inspect → query_files (SQL over the file: filter, group, join, sort) → build_chart, export_table or draw_table with the path.',
     ].join(' '),
     inputSchema: InspectFileInput,
