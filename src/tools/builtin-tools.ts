@@ -1,8 +1,9 @@
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
 import { analysisServices, analysisTools, withParquet } from './analysis/analysis-tools.js';
+import { resolveFigure } from './analysis/document-figures.js';
 import { callWithArgsFileTool } from './delegation/call-with-args-file.js';
-import type { FileToolOptions } from './files/file-tool-services.js';
+import type { FigureResolver, FileToolOptions } from './files/file-tool-services.js';
 import { fileTools } from './files/file-tools.js';
 import { listFilesTool } from './reread/list-files.js';
 import { readFileTool } from './reread/read-file.js';
@@ -24,7 +25,8 @@ export async function builtinTools(host: Host, options: FileToolOptions = {}): P
 
   // File building (export_table, build_document, attach_file, draw_table); Parquet exports go through DuckDB.
   const analysis = analysisServices(host);
-  tools.push(...withParquet(fileTools(host, options), analysis));
+  const figures: FigureResolver = (block, context) => resolveFigure(block, analysis, context);
+  tools.push(...withParquet(fileTools(host, { ...options, figures }), analysis));
 
   // Delegation (call_with_args_file).
   tools.push(callWithArgsFileTool);

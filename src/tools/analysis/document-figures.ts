@@ -1,33 +1,8 @@
-import type { TableSelection } from '../../analysis/selection-sql.js';
 import { drawChart } from '../../charts/draw-chart.js';
 import { imageSize, maxDocumentImageBytes } from '../../charts/image-size.js';
+import type { DocumentBlock, FigureBlock } from '../../files/formats/document-spec.js';
 import type { ToolContext } from '../../host/tool.js';
 import type { AnalysisServices } from './analysis-tools.js';
-
-/** A chart or image block of a document spec, as the model wrote it. */
-export type FigureBlock =
-  | {
-      type: 'chart';
-      source: string;
-      spec: unknown;
-      title?: string;
-      columns?: TableSelection['columns'];
-      sort?: TableSelection['sort'];
-      range?: TableSelection['range'];
-    }
-  | { type: 'image'; path: string; title?: string };
-
-/** A picture ready for a document writer: the bytes and their pixel size. */
-export interface Figure {
-  type: 'figure';
-  data: Uint8Array;
-  format: 'png' | 'jpg';
-  width: number;
-  height: number;
-  title?: string;
-  /** Where it came from, for notes: the chart's source or the image's path. */
-  from: string;
-}
 
 /**
  * Turns a chart block into a PNG (the same path as build_chart: rows under
@@ -35,14 +10,16 @@ export interface Figure {
  * the bytes of a PNG or JPEG read through the sandbox, so the document
  * workers only embed pictures.
  */
-export async function resolveFigure(block: FigureBlock, services: AnalysisServices, context: ToolContext): Promise<Figure> {
+export async function resolveFigure(
+  block: Extract<DocumentBlock, { type: 'chart' | 'image' }>,
+  services: AnalysisServices,
+  context: ToolContext,
+): Promise<FigureBlock> {
+  let figure: FigureBlock;
   if (block.type === 'chart') {
-    const selection: TableSelection = { source: block.source };
-    if (block.columns !== undefined) selection.columns = block.columns;
-    if (block.sort !== undefined) selection.sort = block.sort;
-    if (block.range !== undefined) selection.range = block.range;
+    const selection = { source: block.source, ...block.selection };
     const { images } = await drawChart({
-      ...services,
+      engine: services.engine,
       pool: services.charts,
       sandbox: context.sandbox,
       config: context.config,
@@ -50,13 +27,12 @@ export async function resolveFigure(block: FigureBlock, services: AnalysisServic
       selection,
       signal: context.signal,
     });
-    const figure: Figure = { type: 'figure', data: images.png, format: 'png', width: images.width, height: images.height, from: block.source };
-    if (block.title !== undefined) figure.title = block.title;
-    return figure;
+    figure = { type: 'figure', data: images.png, format: 'png', width: images.width, height: images.height, from: block.source };
+  } else {
+    const { relative, data } = await context.sandbox.readFile(block.path, { maxBytes: maxDocumentImageBytes });
+    const size = imageSize(data, relative);
+    figure = { type: 'figure', data, format: size.type, width: size.width, height: size.height, from: relative };
   }
-  const { relative, data } = await context.sandbox.readFile(block.path, { maxBytes: maxDocumentImageBytes });
-  const size = imageSize(data, relative);
-  const figure: Figure = { type: 'figure', data, format: size.type, width: size.width, height: size.height, from: relative };
   if (block.title !== undefined) figure.title = block.title;
   return figure;
 }
