@@ -59,6 +59,16 @@ test('query_files over MCP joins two spills and aggregates; the result carries t
   }
   assert.equal(result.total, expected.size);
   for (const row of result.rows) assert.deepEqual({ n: row.n, hours: row.hours }, expected.get(`${row.team}/${row.country}`));
+
+  // Refusals come back over MCP as tool errors the model can act on.
+  for (const [sql, words] of [
+    ["SELECT * FROM read_text('/etc/passwd')", /only this conversation's own data files/],
+    [`COPY (SELECT * FROM '${ticketsPath}') TO 'results/copy.csv'`, /query_files only reads/],
+  ] as const) {
+    const refused = await client.callTool({ name: 'query_files', arguments: { sql } });
+    assert.equal(refused.isError, true);
+    assert.match((refused.content as { text: string }[])[0]?.text ?? '', words);
+  }
 });
 
 test('query_files: the row limit keeps the true total; a CSV in outputs/ can be queried; DESCRIBE and SUMMARIZE run', async (t) => {
