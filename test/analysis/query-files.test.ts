@@ -163,3 +163,19 @@ test('a pathological cross join is stopped at the deadline while another convers
   const stopped = await slow;
   assert.equal(stopped.error?.code, 'SQL_TIMEOUT', stopped.text);
 });
+
+test('past analysis.maxConcurrent and analysis.maxWaiting a query is refused with SQL_BUSY instead of queueing without end', async (t) => {
+  const env = await filesHost({ analysis: { maxRows: 1000, timeoutMs: 3000, memoryBytes: 268_435_456, threads: 1, maxConcurrent: 1, maxWaiting: 0 } });
+  t.after(() => env.cleanup());
+  const big = await spillRows(
+    env,
+    Array.from({ length: 5000 }, (_, index) => ({ i: index })),
+  );
+  const slow = `SELECT count(*) FROM '${big}' a, '${big}' b, '${big}' c WHERE a.i + b.i + c.i = -1`;
+  // Started together: whichever takes the one slot, the other finds no room to wait.
+  const results = await Promise.all([call(env, 'query_files', { sql: slow }), call(env, 'query_files', { sql: slow })]);
+  const codes = results.map((result) => result.error?.code).sort();
+  assert.deepEqual(codes, ['SQL_BUSY', 'SQL_TIMEOUT']);
+  const busy = results.find((result) => result.error?.code === 'SQL_BUSY');
+  assert.deepEqual(busy?.error?.details, { running: 1, waiting: 0 });
+});
