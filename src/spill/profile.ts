@@ -50,7 +50,7 @@ export interface ProfileLimits {
   topValues: number;
 }
 
-export const defaultProfileLimits: ProfileLimits = { distinctCap: 10_000, topCardinality: 50, topValues: 5 };
+export const defaultProfileLimits: ProfileLimits = { distinctCap: 1_000, topCardinality: 50, topValues: 5 };
 
 /** Frequent text values longer than this are cut (with "…") in the profile. */
 export const maxTopValueChars = 200;
