@@ -4,7 +4,9 @@ import { elementSlices } from './element-slices.js';
 import { jsonPrefix } from './json-prefix.js';
 import { shortenError } from './shorten-error.js';
 import type { SpillRef } from './spill-ref.js';
-import { ColumnTracker, detectTable } from './table.js';
+import { TableProfiler } from './profile.js';
+import { describeProfile } from './profile-text.js';
+import { detectTable } from './table.js';
 import type { Unwrapped } from './unwrap.js';
 import { wholeLinePrefix, wholeRecordPrefix } from './whole-record-prefix.js';
 import { writeSpill, type SpillContent } from './write-spill.js';
@@ -58,8 +60,8 @@ interface Rendered {
   /** Whether the full text fits in `budgetBytes` of UTF-8 (measured only when the length alone cannot tell). */
   fits(budgetBytes: number): boolean;
   full(): string;
-  /** A whole-record prefix (ending in a newline or a closed record) and the sentence that says how much it shows. */
-  cut(budgetBytes: number, spilled: boolean): { text: string; note: string };
+  /** A whole-record prefix (up to the line break before the notes) and the host's notes: how much it shows, what the rest holds. */
+  cut(budgetBytes: number, spilled: boolean): { text: string; notes: string[] };
 }
 
 /**
@@ -113,8 +115,8 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
     body = rendered.full();
   } else {
     const cut = rendered.cut(budgetBytes, spill !== undefined);
-    body = `${cut.text}${cut.note}`;
-    notes.push(cut.note.replace(/^\n?\[spillway\] /, ''));
+    body = `${cut.text}${cut.notes.join('\n')}`;
+    notes.push(...cut.notes.map((note) => note.replace(/^\[spillway\] /, '')));
     truncated = true;
   }
 
@@ -159,7 +161,7 @@ function renderText(text: string): Rendered {
       const shown = prefix.cutInsideLine
         ? `Showing the first ${formatCount(prefix.text.length)} of ${formatCount(text.length)} characters (the first line alone is over the inline cap); ${rest}.`
         : `Showing lines 1–${formatCount(prefix.lines)} of ${formatCount(totalLines)}; ${rest}.`;
-      return { text: `${prefix.text}${prefix.text.endsWith('\n') ? '' : '\n'}`, note: `[spillway] ${shown}` };
+      return { text: `${prefix.text}${prefix.text.endsWith('\n') ? '' : '\n'}`, notes: [`[spillway] ${shown}`] };
     },
   };
 }
@@ -167,13 +169,14 @@ function renderText(text: string): Rendered {
 function renderJson(value: unknown, source?: string): Rendered {
   const table = detectTable(value);
   if (table !== undefined) {
-    const tracker = new ColumnTracker();
+    // The profile is gathered in the same pass that prepares each row for the file.
+    const profiler = new TableProfiler();
     // Rows that arrived as JSON text keep their own text (one line each); serializing
     // every row again was the largest cost of a big spill.
     const slices = source === undefined ? undefined : elementSlices(source, table.envelope?.rowsKey);
     const reuse = slices !== undefined && slices.length === table.rows.length ? slices : undefined;
     const lines = table.rows.map((row, index) => {
-      tracker.add(row);
+      profiler.add(row);
       const slice = reuse?.[index];
       return slice ?? JSON.stringify(row);
     });
@@ -191,7 +194,8 @@ function renderJson(value: unknown, source?: string): Rendered {
       for (const line of lines) bytes += utf8Length(line);
       return bytes;
     };
-    const content: SpillContent = { format: 'jsonl', lines, columns: tracker.columns, columnTypes: tracker.columnTypes };
+    const profile = profiler.profile();
+    const content: SpillContent = { format: 'jsonl', lines, columns: profiler.columns, columnTypes: profiler.columnTypes, profile };
     if (table.envelope !== undefined) content.envelope = table.envelope;
     return {
       content,
@@ -200,10 +204,12 @@ function renderJson(value: unknown, source?: string): Rendered {
       full: () => open + lines.join(',') + close,
       cut(budgetBytes, spilled) {
         const sentenceBudget = 200;
-        const prefix = wholeRecordPrefix(lines, Math.max(0, budgetBytes - sentenceBudget), { open, close, measure: utf8Length });
+        // What the rows the model does not see hold, in at most a tenth of the budget.
+        const summary = describeProfile(profile, Math.min(3000, Math.floor(budgetBytes / 10)));
+        const prefix = wholeRecordPrefix(lines, Math.max(0, budgetBytes - sentenceBudget - utf8Length(summary)), { open, close, measure: utf8Length });
         const total = lines.length;
         const rest = spilled ? `the file holds all ${formatCount(total)}` : 'the rest was not saved to a file; narrow the query';
-        return { text: prefix.text, note: `\n[spillway] Showing ${formatCount(prefix.count)} of ${plural(total, 'row')}; ${rest}.` };
+        return { text: `${prefix.text}\n`, notes: [`[spillway] Showing ${formatCount(prefix.count)} of ${plural(total, 'row')}; ${rest}.`, summary] };
       },
     };
   }
@@ -217,8 +223,8 @@ function renderJson(value: unknown, source?: string): Rendered {
       const prefix = jsonPrefix(value, Math.max(0, budgetBytes - 200), utf8Length);
       const rest = spilled ? 'the file holds the whole result' : 'the rest was not saved to a file';
       return {
-        text: prefix.text,
-        note: `\n[spillway] Showing ${formatCount(prefix.shown)} of ${formatCount(prefix.total)} ${prefix.unit} of ${prefix.at}; ${rest}.`,
+        text: `${prefix.text}\n`,
+        notes: [`[spillway] Showing ${formatCount(prefix.shown)} of ${formatCount(prefix.total)} ${prefix.unit} of ${prefix.at}; ${rest}.`],
       };
     },
   };
@@ -250,7 +256,7 @@ export function describeReference(ref: SpillRef): string {
     : '';
   const use =
     ref.format === 'jsonl'
-      ? ' Pass this path, never the rows: export_table/draw_table/build_document take it as source; call_with_args_file sends files to other tools; read_file/search_file reread it.'
+      ? ` Pass this path, never the rows: query_files runs SQL over it (filter, group, join: FROM '${ref.path}'); build_chart/export_table/draw_table/build_document take it as source; call_with_args_file sends files to other tools; inspect_file profiles it; read_file/search_file reread it.`
       : ref.path.startsWith('errors/')
         ? ' Read it with read_file or search_file for the full error.'
         : ' Reread it with read_file/search_file; pass the path (not the content) to tools that take one.';

@@ -115,7 +115,8 @@ test('a result past the inline cap is truncated: no result field, the file and t
   assert.equal((content.spill as { rows: number }).rows, 10_000);
   const notes = content.notes as string[];
   assert.match(notes[0] ?? '', /^Showing [\d,]+ of 10,000 rows; the file holds all 10,000\.$/);
-  assert.match(notes[1] ?? '', /^Saved to results\//);
+  assert.match(notes[1] ?? '', /^Profile of all 10,000 rows/);
+  assert.match(notes[2] ?? '', /^Saved to results\//);
 });
 
 test('built-in tools: list_files, write_file, read_file, search_file and run_script match their declared schemas', async (t) => {
@@ -226,4 +227,26 @@ test('query_sql and list_upstreams results match their declared schemas', async 
   assert.deepEqual((assertMatchesDeclared(tools.get('query_sql'), empty).result as { columns: string[] }).columns, ['id']);
   const upstreams = (await client.callTool({ name: 'list_upstreams', arguments: {} })) as CallToolResult;
   assert.deepEqual(assertMatchesDeclared(tools.get('list_upstreams'), upstreams).result, { upstreams: [] });
+});
+
+test('the analysis tools (inspect_file, query_files, build_chart, parquet export) match their declared schemas', async (t) => {
+  const { client, tools } = await connect(t);
+  await client.callTool({ name: 'rows', arguments: { n: 60 } });
+  const source = 'results/0001-rows.jsonl';
+  const inspected = (await client.callTool({ name: 'inspect_file', arguments: { path: source } })) as CallToolResult;
+  assert.equal((assertMatchesDeclared(tools.get('inspect_file'), inspected).result as { rows: number }).rows, 60);
+  const queried = (await client.callTool({
+    name: 'query_files',
+    arguments: { sql: `SELECT active, count(*) AS n FROM '${source}' GROUP BY 1 ORDER BY 1` },
+  })) as CallToolResult;
+  assert.equal((assertMatchesDeclared(tools.get('query_files'), queried).result as { returned: number }).returned, 2);
+  const chart = (await client.callTool({
+    name: 'build_chart',
+    arguments: { source, spec: { mark: 'bar', encoding: { x: { field: 'active', type: 'nominal' }, y: { aggregate: 'count', type: 'quantitative' } } } },
+  })) as CallToolResult;
+  const drawn = assertMatchesDeclared(tools.get('build_chart'), chart);
+  assert.equal((drawn.result as { rows: number }).rows, 60);
+  assert.equal((drawn.attachments as unknown[]).length, 2);
+  const parquet = (await client.callTool({ name: 'export_table', arguments: { source, format: 'parquet' } })) as CallToolResult;
+  assert.equal((assertMatchesDeclared(tools.get('export_table'), parquet).result as { format: string }).format, 'parquet');
 });

@@ -16,7 +16,7 @@ export const exportTableOutput = Type.Object({
   format: Type.Union([Type.Literal('csv'), Type.Literal('xlsx'), Type.Literal('parquet')]),
   rows: Type.Integer({ minimum: 0 }),
   bytes: Type.Integer({ minimum: 0 }),
-  columns: Type.Array(outputColumn),
+  columns: Type.Optional(Type.Array(outputColumn, { description: 'CSV and XLSX: the columns in output order.' })),
   sheets: Type.Optional(Type.Integer({ minimum: 2, description: 'XLSX split over more than one sheet.' })),
   notes,
 });
