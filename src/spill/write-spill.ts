@@ -1,6 +1,6 @@
-import { readdir, readFile, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { createPendingFile, expiredLogName, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
+import { createPendingFile, expiredLogName, PinnedFolder, readSidecar, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
 import { metadataSuffix } from '../sandbox/layout.js';
 import { ChunkWriter } from './chunk-writer.js';
 import type { SpillRef } from './spill-ref.js';
@@ -106,11 +106,18 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   try {
     await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(ref, null, 2)}\n`, { overwrite: true });
   } catch (error) {
-    // Without its metadata the call reports no path, so leave no file behind either.
-    await unlink(finalPath).catch(() => undefined);
+    // Without its metadata the call reports no path, so leave no file behind either (removed inside its checked folder).
+    await removeIn(finalPath);
     throw error;
   }
   return ref;
+}
+
+async function removeIn(file: string): Promise<void> {
+  const folder = await PinnedFolder.open(path.dirname(file)).catch(() => undefined);
+  if (folder === undefined) return;
+  await unlink(folder.entry(path.basename(file))).catch(() => undefined);
+  await folder.close();
 }
 
 /** Next free sequence number for a conversation: one past the highest seen in results/ and errors/. */
@@ -126,7 +133,7 @@ async function nextSequence(sandbox: ConversationSandbox): Promise<number> {
       }
     }
     // Swept files keep their numbers: a path in the model's history must never name a newer file.
-    const expired = await readFile(path.join(sandbox.dir, expiredLogName), 'utf8').catch(() => '');
+    const expired = (await readSidecar(path.join(sandbox.dir, expiredLogName), 4 * 1024 * 1024)) ?? '';
     for (const match of expired.matchAll(/"(?:results|errors)\/(\d+)-/g)) last = Math.max(last, Number(match[1]));
   }
   lastSequence.set(sandbox, last + 1);

@@ -1,8 +1,8 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolDefinition } from '../../host/tool.js';
-import { isTempName } from '../../sandbox/index.js';
+import { isTempName, readSidecar } from '../../sandbox/index.js';
 import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 
@@ -82,7 +82,9 @@ export const listFilesTool: ToolDefinition = {
 
 async function readMetadata(file: string): Promise<Partial<SpillRef> | undefined> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as Partial<SpillRef>;
+    // Never through a planted symlink or FIFO (readSidecar): a listing must not hang or read outside.
+    const text = await readSidecar(file, 1024 * 1024);
+    return text === undefined ? undefined : (JSON.parse(text) as Partial<SpillRef>);
   } catch {
     return undefined;
   }
