@@ -24,8 +24,9 @@ export interface QuotaStats {
  * are written. It keeps a running total (measured once, then increased by each
  * spill and measured again in the background every minute, since exports and
  * scripts write too); only when the total passes a limit does it measure
- * exactly and evict the oldest non-output files. The spill just written is
- * never evicted. One guard per sandbox root; calls are serialized.
+ * exactly and evict the oldest non-output files of the conversation that
+ * wrote (never another conversation's). The spill just written is never
+ * evicted. One guard per sandbox root; calls are serialized.
  */
 export class DiskQuotaGuard {
   private total: number | undefined;
@@ -100,7 +101,8 @@ export class DiskQuotaGuard {
       this.byConversation.set(conversationId, conversation.bytes);
     }
     const protect = new Set(input.written);
-    const choice = chooseEvictions(usage, limits, protect);
+    // Only the writing conversation pays for its writes; another conversation's files are never evicted here.
+    const choice = chooseEvictions(usage, limits, protect, conversationId);
     const result = await evictFiles(this.root, choice.files, { now: this.now(), expiredLogKeepMs: Math.max(4 * input.retentionDays * dayMs, 30 * dayMs) });
     addTo(this.evicted, result.evicted.bytes, result.evicted.files);
     if (this.total !== undefined) this.total -= result.evicted.bytes;
@@ -116,7 +118,10 @@ export class DiskQuotaGuard {
     }
     if (choice.bytesAfter > limits.maxBytes && limits.maxBytes > 0) {
       this.quietUntil = nowMs + remeasureAfterMs;
-      input.logger.warn({ bytes: choice.bytesAfter, maxBytes: limits.maxBytes }, 'disk quota still exceeded: only outputs/ and the newest spill are left, and those are never evicted');
+      input.logger.warn(
+        { bytes: choice.bytesAfter, maxBytes: limits.maxBytes, conversationId },
+        'disk quota still exceeded: this conversation has only outputs/ and its newest spill left, and other conversations\' files are never evicted for it',
+      );
     }
     if (result.problems.length > 0) input.logger.warn({ problems: result.problems.slice(0, 20) }, 'disk quota: some files could not be evicted');
   }
