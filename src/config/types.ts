@@ -41,7 +41,7 @@ export interface Config {
     maxWriteBytes: number;
     maxOutputChars: number;
   };
-  sql: { source: SqlSource; maxRows: number; timeoutMs: number };
+  sql: { source: SqlSource; maxRows: number; maxBytes: number; timeoutMs: number };
   demo: { rows: number; seed: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
 }

@@ -3,6 +3,7 @@ import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { formatCount } from '../util/format.js';
 import { databaseError } from './sql-error.js';
+import { rowsWithinBytes } from './row-bytes.js';
 import { jsonSafeValue, toObjectRows, type SqlQuery, type SqlResult, type SqlSource } from './sql-source.js';
 import { checkReadOnlyStatement } from './statement-check.js';
 
@@ -102,7 +103,7 @@ export class PostgresSource implements SqlSource {
       const blobColumns = new Set<number>();
       let bigIntegers = false;
       const limited = result.rows.length > query.maxRows;
-      const rows = (result.rows as unknown[][]).slice(0, query.maxRows).map((values) =>
+      const converted = (result.rows as unknown[][]).slice(0, query.maxRows).map((values) =>
         values.map((value, index) =>
           jsonSafeValue(
             value,
@@ -111,6 +112,8 @@ export class PostgresSource implements SqlSource {
           ),
         ),
       );
+      // sql.maxBytes: the rows already arrived (PostgreSQL has no query child), but no more than the cap travels on.
+      const { rows, cut: cutByBytes } = rowsWithinBytes(converted, names, query.maxBytes);
       let total: number | null = result.rows.length;
       const notes: string[] = [];
       if (limited && checked.wrappable) {
@@ -128,7 +131,14 @@ export class PostgresSource implements SqlSource {
       if (bigIntegers) notes.push('Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.');
       const stringTyped = result.fields.filter((field) => field.dataTypeID === 20 || field.dataTypeID === 1700).map((field) => `"${field.name}"`);
       if (stringTyped.length > 0) notes.push(`bigint and numeric values (${stringTyped.slice(0, 10).join(', ')}) are given as decimal strings, so no digit is lost.`);
-      return toObjectRows({ columns: names, rows, total, blobColumns: [...blobColumns].map((index) => names[index] as string), notes });
+      return toObjectRows({
+        columns: names,
+        rows,
+        total,
+        blobColumns: [...blobColumns].map((index) => names[index] as string),
+        notes,
+        ...(cutByBytes && query.maxBytes !== undefined ? { cutAtBytes: query.maxBytes } : {}),
+      });
     } catch (error) {
       if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
       throw error;

@@ -2,7 +2,7 @@ import type { Config } from '../../config/types.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import type { LazySqlSource } from '../../sql/open-sql-source.js';
 import type { SqlResult } from '../../sql/sql-source.js';
-import { formatCount, plural } from '../../util/format.js';
+import { formatBytes, formatCount, plural } from '../../util/format.js';
 
 const demoTables = [
   'Tables: transactions(id, ts ISO-8601 text, account_id, merchant, category, country, amount real, currency, channel, label "fraud"|"genuine", note text or null)',
@@ -36,7 +36,7 @@ export function querySqlTool(options: { source: LazySqlSource; config: Config })
     description: [
       `Runs one read-only SQL statement (${dialect} dialect) against ${describeSource(options.config)}`,
       'Filter, join, group and sort in SQL: the file tools do not filter.',
-      'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows are returned.',
+      'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows and sql.maxBytes bytes are returned (cutAtBytes says when the byte limit cut the rows).',
       'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
       'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
     ].join(' '),
@@ -62,10 +62,10 @@ export function querySqlTool(options: { source: LazySqlSource; config: Config })
     async handler(args, context) {
       const sql = args.sql as string;
       const label = typeof args.label === 'string' && args.label.length > 0 ? args.label : undefined;
-      const { maxRows, timeoutMs } = context.config.sql;
+      const { maxRows, timeoutMs, maxBytes } = context.config.sql;
       const source = await options.source.get(context.config);
       const started = performance.now();
-      const result = await source.query({ sql, maxRows, timeoutMs, signal: context.signal });
+      const result = await source.query({ sql, maxRows, maxBytes, timeoutMs, signal: context.signal });
       context.logger.info(
         { source: source.kind, total: result.total, returned: result.rows.length, ms: Math.round(performance.now() - started) },
         'query_sql ran',
@@ -78,10 +78,12 @@ export function querySqlTool(options: { source: LazySqlSource; config: Config })
 /** The tool's value: counts and notes first (they stay in the spill metadata), rows last. */
 export function presentQueryResult(result: SqlResult, options: { label: string | undefined; maxRows: number }): Record<string, unknown> {
   const returned = result.rows.length;
-  const limited = result.total === null || returned < result.total;
+  const limited = result.total === null || returned < result.total || result.cutAtBytes !== undefined;
   const narrow = 'Narrow the query (WHERE), aggregate (GROUP BY) or page (ORDER BY … LIMIT/OFFSET) to see the rest.';
   const summary =
-    result.total === null
+    result.cutAtBytes !== undefined
+      ? `${formatCount(returned)} ${result.total === null ? '' : `of ${formatCount(result.total)} `}rows returned: the result was cut at ${formatBytes(result.cutAtBytes)} (the byte limit, sql.maxBytes) before the row limit. ${result.total === null ? 'More rows match. ' : ''}Select fewer or shorter columns, or ${narrow.charAt(0).toLowerCase()}${narrow.slice(1)}`
+      : result.total === null
       ? `${formatCount(returned)} rows returned (the row limit, sql.maxRows); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
       : limited
         ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (sql.maxRows) is ${formatCount(options.maxRows)}. The total is the database's own count. ${narrow}`
@@ -98,6 +100,7 @@ export function presentQueryResult(result: SqlResult, options: { label: string |
   if (result.total === null) value.totalAtLeast = returned + 1;
   value.returned = returned;
   value.limited = limited;
+  if (result.cutAtBytes !== undefined) value.cutAtBytes = result.cutAtBytes;
   value.summary = summary;
   if (notes.length > 0) value.notes = notes;
   if (result.blobColumns.length > 0) value.binaryEncoding = Object.fromEntries(result.blobColumns.map((column) => [column, 'base64']));
