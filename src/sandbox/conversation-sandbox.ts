@@ -6,6 +6,7 @@ import { writeFileAtomic, type PublishOptions } from './atomic-write.js';
 import { checkRelativePath } from './check-path.js';
 import { assertConversationId, conversationFolders, isConversationFolder, type ConversationFolder } from './layout.js';
 import { isRedirectRefusal, PinnedFolder } from './pinned-folder.js';
+import { readBounded } from './read-bounded.js';
 import { readSidecar } from './read-sidecar.js';
 
 const readFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -165,7 +166,8 @@ export class ConversationSandbox {
           { path: file.relative, bytes: file.stats.size, maxBytes: options.maxBytes },
         );
       }
-      return { relative: file.relative, data: await file.handle.readFile() };
+      const data = options.maxBytes === undefined ? await file.handle.readFile() : await readBounded(file.handle, { maxBytes: options.maxBytes, name: file.relative });
+      return { relative: file.relative, data };
     } finally {
       await file.handle.close();
     }

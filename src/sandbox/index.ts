@@ -5,3 +5,4 @@ export { createPendingFile, writeFileAtomic, isTempName, numberedName, type Crea
 export * from './layout.js';
 export { PinnedFolder, isRedirectRefusal } from './pinned-folder.js';
 export { readSidecar } from './read-sidecar.js';
+export { readBounded } from './read-bounded.js';

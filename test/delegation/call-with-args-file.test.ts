@@ -260,10 +260,10 @@ test('bad input: expanded arguments over args.maxBytes are refused, naming the l
   t.after(() => env.cleanup());
   await env.put('args/a.json', '{"title":"t","body":"b"}');
   await env.put('results/0001-a.txt', 'a'.repeat(700 * 1024));
-  await env.put('results/0002-b.txt', 'b'.repeat(700 * 1024));
-  const result = await env.call({ tool: 'sink', argsPath: 'args/a.json', overrides: { body: { $file: 'results/0001-a.txt' }, meta: { more: { $file: 'results/0002-b.txt' } } } });
+  // The referenced file fits args.maxBytes on its own; the model's own 400 KiB on top do not.
+  const result = await env.call({ tool: 'sink', argsPath: 'args/a.json', overrides: { body: { $file: 'results/0001-a.txt' }, meta: { more: 'b'.repeat(400 * 1024) } } });
   assert.equal(result.error?.code, 'RESULT_TOO_LARGE');
-  assert.match(result.text, /The expanded arguments are 1\.4 MiB/);
+  assert.match(result.text, /The expanded arguments are 1\.1 MiB/);
   assert.match(result.text, /body: 700 KiB \(from results\/0001-a\.txt\)/);
   assert.equal(env.received.length, 0);
 });

@@ -1,5 +1,5 @@
 import { SpillwayError } from '../../errors.js';
-import type { ConversationSandbox, OpenedFile } from '../../sandbox/index.js';
+import { readBounded, type ConversationSandbox, type OpenedFile } from '../../sandbox/index.js';
 import { formatBytes } from '../../util/format.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
 import { looksBinary, readLines } from '../reread/read-lines.js';
@@ -63,11 +63,45 @@ function kindOf(relative: string): FileKind {
  */
 export class FileReferenceResolver {
   private readonly cache = new Map<string, unknown>();
+  /** Bytes placed whole so far, over all references (each placement counts: the value is sent once per place). */
+  private placedBytes = 0;
+  /** Bytes of JSON files read to pick a value with a pointer, over all distinct files. */
+  private pointerSourceBytes = 0;
 
   constructor(
     private readonly sandbox: ConversationSandbox,
     private readonly maxBytes: number,
   ) {}
+
+  /**
+   * Charges a file's size (from stat of the opened file) before a byte of it
+   * is read: whole files against args.maxBytes, all references together;
+   * JSON files read for a pointer against {@link maxPointerSourceBytes}, all
+   * together. A few references to large files cannot add up past the cap.
+   */
+  private charge(file: OpenedFile, forPointer: boolean, at: string): void {
+    const size = file.stats.size;
+    if (forPointer) {
+      if (this.cache.has(file.relative)) return;
+      if (this.pointerSourceBytes + size > maxPointerSourceBytes) {
+        throw new SpillwayError(
+          'RESULT_TOO_LARGE',
+          `The file reference at ${at} points into ${file.relative} (${formatBytes(size)}); JSON files read for pointers may be at most ${formatBytes(maxPointerSourceBytes)} together, and ${formatBytes(this.pointerSourceBytes)} were read already. Extract the values with run_script into args/ first.`,
+          { file: file.relative, bytes: size, readBytes: this.pointerSourceBytes, maxBytes: maxPointerSourceBytes },
+        );
+      }
+      this.pointerSourceBytes += size;
+      return;
+    }
+    if (this.placedBytes + size > this.maxBytes) {
+      throw new SpillwayError(
+        'RESULT_TOO_LARGE',
+        `The file reference at ${at} names ${file.relative} (${formatBytes(size)}); the files placed by references may be at most ${formatBytes(this.maxBytes)} together (args.maxBytes), and ${formatBytes(this.placedBytes)} were placed already. Pick single values with "$pointer", or reduce the data with run_script first.`,
+        { file: file.relative, bytes: size, placedBytes: this.placedBytes, maxBytes: this.maxBytes },
+      );
+    }
+    this.placedBytes += size;
+  }
 
   async resolve(reference: FileReference, where: readonly string[]): Promise<unknown> {
     const at = describeLocation(where);
@@ -93,6 +127,7 @@ export class FileReferenceResolver {
           file: file.relative,
         });
       }
+      if (!(kind === 'jsonl' && segments.length > 0)) this.charge(file, segments.length > 0, at);
       const value = kind === 'jsonl' && segments.length > 0 ? await this.jsonlRow(file, segments, at) : await this.whole(file, kind, segments.length > 0, at);
       if (segments.length === 0) return value;
       const rest = kind === 'jsonl' ? segments.slice(1) : segments;
@@ -125,7 +160,7 @@ export class FileReferenceResolver {
         { file: file.relative, bytes: file.stats.size, maxBytes: limit },
       );
     }
-    const text = (await file.handle.readFile()).toString('utf8');
+    const text = (await readBounded(file.handle, { maxBytes: limit, name: file.relative })).toString('utf8');
     let value: unknown;
     if (kind === 'text') value = text;
     else if (kind === 'json') value = parseFile(text, file.relative, at);
