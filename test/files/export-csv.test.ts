@@ -36,6 +36,9 @@ test('export_table CSV formula guard: formula-like text gets an apostrophe, numb
     { v: 0, t: '+x' },
     { v: 1, t: '\t=x' },
     { v: 2, t: 'a=b' },
+    { v: 3, t: '＝1+2' },
+    { v: 4, t: 'a;=cmd' },
+    { v: 5, t: ' ﹦x' },
   ]);
   const value = ok(await call(env, 'export_table', { source, format: 'csv' }));
   const text = await readFile(outputPath(env, value.path), 'utf8');
@@ -45,9 +48,13 @@ test('export_table CSV formula guard: formula-like text gets an apostrophe, numb
   assert.equal(lines[2], "3.25,'-5");
   assert.equal(lines[3], "-0.5,'@SUM(1)");
   assert.equal(lines[4], "0,'+x");
-  assert.equal(lines[5], "1,'\t=x");
+  // A TAB before "=" is also a split point for a tab-separated reader: the cell is quoted as well.
+  assert.equal(lines[5], `1,"'\t=x"`);
   assert.equal(lines[6], '2,a=b');
-  assert.equal(lines[7], '');
+  assert.equal(lines[7], "3,'＝1+2");
+  assert.equal(lines[8], '4,"a;=cmd"', 'a semicolon reader keeps the quoted cell whole');
+  assert.equal(lines[9], "5,' ﹦x");
+  assert.equal(lines[10], '');
 });
 
 test('export_table CSV: columns with headers, multi-key stable sort with nulls last, then the range', async (t) => {
