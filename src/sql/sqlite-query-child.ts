@@ -75,7 +75,7 @@ function open(file: string): void {
 function locateSyntaxError(database: Database.Database, sql: string, message: string): number | undefined {
   const near = /^near "((?:[^"]|"")*)": syntax error$/.exec(message)?.[1]?.replace(/""/g, '"');
   if (near === undefined) return undefined;
-  const candidates = scanSql(sql).tokens.filter((token) => sql.slice(token.offset, token.offset + near.length).toUpperCase() === near.toUpperCase());
+  const candidates = scanSql(sql, 'sqlite').tokens.filter((token) => sql.slice(token.offset, token.offset + near.length).toUpperCase() === near.toUpperCase());
   for (const token of candidates.slice(0, 50)) {
     try {
       database.prepare(sql.slice(0, token.offset + near.length));
