@@ -204,7 +204,10 @@ export class ConversationSandbox {
             throw error.code === 'ENOENT' ? notAFile(String(input), `"${segment}" is a dangling symlink`) : this.fsFailure(String(input), error);
           });
           this.assertInside(next, String(input));
-          if (!(await stat(next)).isDirectory()) throw notAFile(String(input), `"${segment}" is a file, not a folder`);
+          const target = await stat(next).catch((error: NodeJS.ErrnoException) => {
+            throw this.fsFailure(String(input), error);
+          });
+          if (!target.isDirectory()) throw notAFile(String(input), `"${segment}" is a file, not a folder`);
         } else if (!info.isDirectory()) {
           throw notAFile(String(input), `"${segment}" is a file, not a folder`);
         }
