@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/load-config.js';
-import { createHost } from '../src/host/create-host.js';
+import { createHost } from '../src/runtime/create-host.js';
 import type { Host } from '../src/host/host.js';
 
 type Kind = 'text' | 'table';

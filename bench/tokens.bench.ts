@@ -10,7 +10,7 @@ import path from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { loadConfig } from '../src/config/load-config.js';
 import { demoQuery } from '../src/demo/run-demo.js';
-import { createHost } from '../src/host/create-host.js';
+import { createHost } from '../src/runtime/create-host.js';
 import type { ExecuteResult, Host } from '../src/host/host.js';
 import type { ToolContext, ToolDefinition } from '../src/host/tool.js';
 

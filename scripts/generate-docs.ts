@@ -1,6 +1,7 @@
-// Writes docs/tools.md (from the tool definitions) and docs/configuration.md
-// (from config/schema.json and config/default.json). `npm run docs` runs it;
-// `--check` only compares and exits 1 when a page is out of date.
+// Writes docs/tools.md (from the tool definitions), and docs/configuration.md,
+// config/schema.json and config/default.json (from the configuration schema in
+// src/config/schema.ts). `npm run docs` runs it; `--check` only compares and
+// exits 1 when a file is out of date.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../src/config/package-root.js';

@@ -2,11 +2,26 @@
  * spillway: a tool-execution host that keeps model output out of the data's path.
  * The MCP front is in `spillway/mcp`, the CLI in `spillway/cli`.
  */
-export { createHost, type CreateHostOptions } from './host/create-host.js';
-export { Host, type ExecuteResult, type HostOptions } from './host/host.js';
-export type { ToolDefinition, ToolOutput, ToolContext, ToolCall, ExecuteContext, Attachment, ApprovalHandler, ApprovalRequest, ArgumentSource, JsonSchema } from './host/tool.js';
+export { createHost, type CreateHostOptions } from './runtime/create-host.js';
+export { Host, type ExecuteResult, type HostOptions, type AfterSpillHook, type SpillWritten } from './host/host.js';
+export { defineTool } from './host/define-tool.js';
+export type {
+  ToolDefinition,
+  ToolOutput,
+  ToolContext,
+  ToolCall,
+  ExecuteContext,
+  Attachment,
+  ApprovalHandler,
+  ApprovalRequest,
+  ArgumentSource,
+  JsonSchema,
+  ListedTool,
+  ToolAnnotations,
+  ToolArguments,
+} from './host/tool.js';
 export { describeApproval } from './policy/describe-approval.js';
 export { loadConfig, validateConfig, type LoadConfigOptions } from './config/load-config.js';
-export type { Config } from './config/types.js';
+export type { Config } from './config/schema.js';
 export { SpillwayError, errorCodes, type ErrorCode, type SerializedError } from './errors.js';
 export type { SpillRef, SpillMeta } from './spill/spill-ref.js';

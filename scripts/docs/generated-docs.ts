@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { configSchemaFile, defaultConfigFile, loadConfig } from '../../src/config/load-config.js';
 import { packageRoot } from '../../src/config/package-root.js';
-import { createHost } from '../../src/host/create-host.js';
-import type { ToolDefinition } from '../../src/host/tool.js';
+import { configSchema } from '../../src/config/schema.js';
+import { defaultsOf } from '../../src/config/schema-defaults.js';
+import { createHost } from '../../src/runtime/create-host.js';
+import type { ListedTool } from '../../src/host/tool.js';
 import { renderConfigurationReference } from './render-configuration-reference.js';
 import { renderToolReference } from './render-tool-reference.js';
 
@@ -19,7 +20,7 @@ export interface GeneratedDoc {
  * The built-in tools exactly as a host with the default configuration
  * registers them (in a throwaway sandbox, so nothing real is touched).
  */
-export async function builtinToolDefinitions(): Promise<ToolDefinition[]> {
+export async function builtinToolDefinitions(): Promise<ListedTool[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-docs-'));
   try {
     const config = loadConfig({ env: {}, overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } } });
@@ -34,12 +35,24 @@ export async function builtinToolDefinitions(): Promise<ToolDefinition[]> {
   }
 }
 
-/** Every generated page with the content the generator would write. */
+/** A JSON file as committed: two-space indent, final newline (TypeBox's symbol keys are dropped). */
+function jsonFile(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/**
+ * Every generated file with the content the generator would write: the two
+ * reference pages, and config/schema.json and config/default.json from the
+ * configuration schema in src/config/schema.ts.
+ */
 export async function generatedDocs(): Promise<GeneratedDoc[]> {
-  const schema = JSON.parse(readFileSync(configSchemaFile, 'utf8')) as Record<string, unknown>;
-  const defaults = JSON.parse(readFileSync(defaultConfigFile, 'utf8')) as unknown;
+  // Through JSON, as a reader of the committed files sees them.
+  const schema = JSON.parse(jsonFile(configSchema)) as Record<string, unknown>;
+  const defaults = defaultsOf(schema);
   return [
     { file: path.join(packageRoot, 'docs', 'tools.md'), content: renderToolReference(await builtinToolDefinitions()) },
     { file: path.join(packageRoot, 'docs', 'configuration.md'), content: renderConfigurationReference(schema, defaults) },
+    { file: configSchemaFile, content: jsonFile(schema) },
+    { file: defaultConfigFile, content: jsonFile(defaults) },
   ];
 }

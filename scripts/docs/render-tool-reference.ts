@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../../src/host/tool.js';
+import type { ListedTool } from '../../src/host/tool.js';
 import { anchor, code, table } from './markdown.js';
 import { constraintText, isSchema, typeText, variants, type Schema } from './json-schema-text.js';
 
@@ -51,7 +51,7 @@ function firstSentence(text: string): string {
   return (match?.[1] ?? text).replace(/\s+/g, ' ');
 }
 
-function annotationText(tool: ToolDefinition): string {
+function annotationText(tool: ListedTool): string {
   const notes: string[] = [];
   const hints = tool.annotations ?? {};
   if (hints.readOnlyHint === true) notes.push('read-only');
@@ -63,7 +63,7 @@ function annotationText(tool: ToolDefinition): string {
 }
 
 /** docs/tools.md: every tool's name, description, hints and argument table, from the definitions themselves. */
-export function renderToolReference(tools: readonly ToolDefinition[]): string {
+export function renderToolReference(tools: readonly ListedTool[]): string {
   const sorted = [...tools].sort((a, b) => a.name.localeCompare(b.name));
   const parts = [
     '# Tool reference',

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { Static } from '@sinclair/typebox';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import cron from 'node-cron';
 import { SpillwayError } from '../errors.js';
 import { parseJsonSafely } from '../util/safe-json.js';
 import { describeAjvError } from '../util/schema-errors.js';
 import { isJsonObject } from '../util/is-json-object.js';
 import { packageRoot } from './package-root.js';
-import type { Config } from './types.js';
+import { defaultsOf } from './schema-defaults.js';
+import { configSchema, type Config } from './schema.js';
 
+/** Generated from {@link configSchema} (`npm run docs`): what users and editors read. */
 export const defaultConfigFile = path.join(packageRoot, 'config', 'default.json');
 export const configSchemaFile = path.join(packageRoot, 'config', 'schema.json');
 
@@ -23,13 +26,13 @@ export interface LoadConfigOptions {
 }
 
 /**
- * Loads config/default.json, lays the user's file and programmatic overrides on
+ * Takes the defaults (the schema's, as in config/default.json), lays the user's file and programmatic overrides on
  * top, resolves relative paths against the folder of the layer that set them,
  * and validates the result. Fails with CONFIG_INVALID naming every bad key.
  */
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
-  let merged = resolvePaths(readJsonFile(defaultConfigFile), packageRoot);
+  let merged = resolvePaths(defaultsOf(configSchema), packageRoot);
   const file = options.file ?? (env.SPILLWAY_CONFIG || undefined);
   if (file !== undefined) {
     const absolute = path.resolve(options.cwd ?? process.cwd(), file);
@@ -41,13 +44,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return validateConfig(merged);
 }
 
-let compiled: ReturnType<Ajv['compile']> | undefined;
+let compiled: ValidateFunction<Static<typeof configSchema>> | undefined;
 
-function schemaValidator(): ReturnType<Ajv['compile']> {
+function schemaValidator(): ValidateFunction<Static<typeof configSchema>> {
   if (compiled === undefined) {
     // verbose: errors carry parentSchema, so an unknown key can list the allowed ones.
     const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-    compiled = ajv.compile(readJsonFile(configSchemaFile) as object);
+    compiled = ajv.compile<Static<typeof configSchema>>(configSchema);
   }
   return compiled;
 }
@@ -61,7 +64,7 @@ export function validateConfig(candidate: unknown): Config {
       errors: problems,
     });
   }
-  const config = candidate as Config & { $schema?: string };
+  const config = candidate; // checked by ajv: typed from here on
   delete config.$schema;
   const semantic: string[] = [];
   if (!cron.validate(config.retention.cron)) {

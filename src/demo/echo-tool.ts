@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ToolDefinition } from '../host/tool.js';
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../host/define-tool.js';
 import { formatCount } from '../util/format.js';
 
 /** Long values are summarised in the answer; the digest proves what arrived. */
@@ -16,11 +17,11 @@ function summarise(value: unknown): unknown {
  * that needs data as arguments. It answers briefly, as such tools do: sizes,
  * a SHA-256 of the arguments as received, and short values as they came.
  */
-export const echoTool: ToolDefinition = {
+export const echoTool = defineTool({
   name: 'echo',
   description:
     'Demo tool: confirms the arguments it received (short values as they came, long ones summarised, plus their size and SHA-256). It cannot read sandbox files: to send it file contents, use call_with_args_file with {"$file": PATH} references.',
-  inputSchema: { type: 'object', additionalProperties: true, properties: {} },
+  inputSchema: Type.Object({}, { additionalProperties: true }),
   annotations: { title: 'Echo (demo)', readOnlyHint: true, openWorldHint: false },
   handler(args) {
     const text = JSON.stringify(args);
@@ -32,4 +33,4 @@ export const echoTool: ToolDefinition = {
       },
     };
   },
-};
+});

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { approvedArguments, digestForApproval } from '../policy/approval-digest.js';
 import { authorize, decide } from '../policy/authorize.js';
 import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
-import { keepWithinQuota } from '../retention/disk-quota-guard.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
 import { ExecutionRecordStore, type ExecutionRecord } from './execution-record.js';
-import type { ApprovalHandler, ApprovalRequest, Attachment, ExecuteContext, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
+import { listingDependsOnConfig, listTool } from './list-tool.js';
+import type { ApprovalHandler, ApprovalRequest, Attachment, ExecuteContext, ListedTool, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
 import { ArgumentValidator } from './validate-arguments.js';
 
 /** What `execute` returns: what the model reads plus machine-readable facts. */
@@ -66,7 +66,22 @@ interface ToolScope {
   delegation: Delegation;
 }
 
+/** What an after-spill hook learns about one call whose result was written to files. */
+export interface SpillWritten {
+  /** The conversation the files were written in. */
+  sandbox: ConversationSandbox;
+  /** The spilled result and its binary parts, just written (paths relative to the conversation folder). */
+  files: SpillRef[];
+  /** The running configuration (a quota reads its limits here, so a reload applies). */
+  config: Config;
+  logger: Logger;
+}
+
+/** Work a higher layer does after a spill, before the call returns (retention's disk quota registers one). */
+export type AfterSpillHook = (spill: SpillWritten) => Promise<void> | void;
+
 export interface HostEvents {
+  /** A tool was added or removed, or a configuration change altered how a tool is listed (its description). */
   'tools-changed': [];
   attachment: [{ conversationId: string; attachment: Attachment }];
 }
@@ -85,6 +100,7 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly approve: ApprovalHandler | undefined;
   private readonly now: () => Date;
   private readonly closers: (() => Promise<void> | void)[] = [];
+  private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
 
   constructor(options: HostOptions) {
@@ -103,9 +119,16 @@ export class Host extends EventEmitter<HostEvents> {
     return this.currentConfig;
   }
 
-  /** Applies a new (validated) configuration to later calls: thresholds, policy, caps. */
+  /**
+   * Applies a new (validated) configuration to later calls: thresholds,
+   * policy, caps. When a tool's description depends on the configuration and
+   * now reads differently, `tools-changed` is emitted (MCP clients get
+   * tools/list_changed).
+   */
   updateConfig(config: Config): void {
+    const before = this.configDependentListing();
     this.currentConfig = config;
+    if (this.configDependentListing() !== before) this.emit('tools-changed');
   }
 
   registerTool(tool: ToolDefinition): void {
@@ -123,12 +146,15 @@ export class Host extends EventEmitter<HostEvents> {
     return removed;
   }
 
-  getTool(name: string): ToolDefinition | undefined {
-    return this.tools.get(name);
+  /** A registered tool as clients see it (description resolved against the running configuration). */
+  getTool(name: string): ListedTool | undefined {
+    const tool = this.tools.get(name);
+    return tool === undefined ? undefined : listTool(tool, this.currentConfig);
   }
 
-  listTools(): ToolDefinition[] {
-    return [...this.tools.values()];
+  /** Every registered tool as clients see it (descriptions resolved against the running configuration). */
+  listTools(): ListedTool[] {
+    return [...this.tools.values()].map((tool) => listTool(tool, this.currentConfig));
   }
 
   /** Adds a named section to the health report (upstreams, pool, last sweep, ...). */
@@ -152,6 +178,20 @@ export class Host extends EventEmitter<HostEvents> {
   /** Registers work to do on close (pools, watchers, upstream clients), run in reverse order. */
   onClose(closer: () => Promise<void> | void): void {
     this.closers.push(closer);
+  }
+
+  /**
+   * Registers work to run after a call's result was written to files and
+   * before the call returns: retention's disk quota evicts old files here.
+   * Hooks run one after another in the order registered; a hook that throws
+   * is logged and never fails the call. Returns a function that removes it.
+   */
+  onAfterSpill(hook: AfterSpillHook): () => void {
+    this.afterSpillHooks.push(hook);
+    return () => {
+      const index = this.afterSpillHooks.indexOf(hook);
+      if (index >= 0) this.afterSpillHooks.splice(index, 1);
+    };
   }
 
   async close(): Promise<void> {
@@ -197,7 +237,17 @@ export class Host extends EventEmitter<HostEvents> {
       sandbox = this.sandbox.conversation(context.conversationId);
     } catch (error) {
       const failure = toSpillwayError(error);
-      return { callId, tool: call.name, isError: true, text: failure.message, files: [], truncated: false, attachments: [], error: failure.toJSON(), durationMs: 0 };
+      return {
+        callId,
+        tool: call.name,
+        isError: true,
+        text: failure.message,
+        files: [],
+        truncated: false,
+        attachments: [],
+        error: failure.toJSON(),
+        durationMs: 0,
+      };
     }
 
     let output: ToolOutput | undefined;
@@ -235,15 +285,16 @@ export class Host extends EventEmitter<HostEvents> {
       now: started,
       onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; returning the result without a path'),
     });
-    // Disk quota (retention.maxBytes*): evict the oldest non-output files if this spill passed a limit.
-    await keepWithinQuota({ root: this.sandbox, sandbox, retention: this.currentConfig.retention, written: [view.spill, ...view.files], logger: log });
+    const written = view.spill === undefined ? view.files : [view.spill, ...view.files];
+    if (written.length > 0) await this.afterSpill({ sandbox, files: written, config: this.currentConfig, logger: log });
 
     const durationMs = performance.now() - startedAt;
     const attachments = output?.attachments ?? [];
     const result: ExecuteResult = { callId, tool: call.name, isError, text: view.text, files: view.files, truncated: view.truncated, attachments, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;
-    if (failure !== undefined) result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
+    if (failure !== undefined)
+      result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
 
     this.records.append({
       callId,
@@ -261,14 +312,43 @@ export class Host extends EventEmitter<HostEvents> {
       ...(attachments.length === 0 ? {} : { attachments: attachments.map((attachment) => attachment.path) }),
     });
     log.info(
-      { outcome: isError ? 'error' : 'ok', errorCode: failure?.code, durationMs: Math.round(durationMs), spillPath: view.spill?.path, truncated: view.truncated },
+      {
+        outcome: isError ? 'error' : 'ok',
+        errorCode: failure?.code,
+        durationMs: Math.round(durationMs),
+        spillPath: view.spill?.path,
+        truncated: view.truncated,
+      },
       'tool call',
     );
     for (const attachment of attachments) this.emit('attachment', { conversationId: context.conversationId, attachment });
     return result;
   }
 
-  private async run(call: ToolCall, callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger, delegation: Delegation): Promise<ToolOutput> {
+  /** The listing of the tools whose description depends on the configuration, to compare across a reload. */
+  private configDependentListing(): string {
+    const dependent = [...this.tools.values()].filter(listingDependsOnConfig).map((tool) => listTool(tool, this.currentConfig));
+    return JSON.stringify(dependent.map(({ name, description, annotations }) => [name, description, annotations]));
+  }
+
+  private async afterSpill(spill: SpillWritten): Promise<void> {
+    for (const hook of [...this.afterSpillHooks]) {
+      try {
+        await hook(spill);
+      } catch (error) {
+        spill.logger.warn({ err: error }, 'an after-spill hook failed; the result was kept');
+      }
+    }
+  }
+
+  private async run(
+    call: ToolCall,
+    callId: string,
+    context: ExecuteContext,
+    sandbox: ConversationSandbox,
+    log: Logger,
+    delegation: Delegation,
+  ): Promise<ToolOutput> {
     const tool = this.requireTool(call.name);
     const args = call.arguments ?? {};
     this.validator.validate(tool.name, args);
@@ -293,10 +373,17 @@ export class Host extends EventEmitter<HostEvents> {
           throw new SpillwayError('DELEGATION_LOOP', 'A delegated tool may not delegate again; call the target tool directly.', { tool: name });
         }
         const target = this.requireTool(name);
-        const executed: NonNullable<ToolOutput['executed']> = { tool: name, arguments: args, ...(via.argsPath === undefined ? {} : { argsPath: via.argsPath }) };
+        const executed: NonNullable<ToolOutput['executed']> = {
+          tool: name,
+          arguments: args,
+          ...(via.argsPath === undefined ? {} : { argsPath: via.argsPath }),
+        };
         scope.delegation.executed = executed;
         this.validator.validate(target.name, args, via.argsPath);
-        const approved = await this.authorizeCall(target, args, scope, { calledAs: scope.call, ...(via.sources === undefined ? {} : { sources: via.sources }) });
+        const approved = await this.authorizeCall(target, args, scope, {
+          calledAs: scope.call,
+          ...(via.sources === undefined ? {} : { sources: via.sources }),
+        });
         if (scope.delegation.approval !== undefined) executed.sha256 = scope.delegation.approval.sha256;
         const inner = this.toolContext({ ...scope, log: log.child({ delegatedTo: name }), depth: depth + 1 });
         const output = await target.handler(approved as Record<string, unknown>, inner);

@@ -1,11 +1,18 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from '../config/types.js';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import type { ApprovalDigest } from '../policy/approval-digest.js';
+import type { ApprovalHandler, ArgumentSource } from '../policy/approval.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
+
+// The approval types belong to the policy (below the host); re-exported here, where tool authors look.
+export type { ApprovalHandler, ApprovalRequest, ArgumentSource } from '../policy/approval.js';
 
 /** A JSON Schema for a tool's arguments (an object schema). */
 export type JsonSchema = Record<string, unknown> & { type?: 'object' };
+
+/** What a handler receives: the static type of a TypeBox schema; a plain object for a raw JSON Schema (upstream tools). */
+export type ToolArguments<Input extends JsonSchema> = Input extends TSchema ? Static<Input> : Record<string, unknown>;
 
 /** A file placed in a conversation's outputs/: the download card the user gets. */
 export interface Attachment {
@@ -42,30 +49,6 @@ export interface ExecuteContext {
   approve?: ApprovalHandler;
 }
 
-/** Where part of a delegating call's expanded arguments came from, for the approval prompt. */
-export interface ArgumentSource {
-  /** JSON Pointer into the expanded arguments ("" = the whole object). */
-  pointer: string;
-  /** "args/issue.json", "results/0012-get_issue.jsonl#/3/body", or "overrides" (values the model wrote). */
-  from: string;
-}
-
-export interface ApprovalRequest {
-  tool: string;
-  /** The expanded arguments that will actually be sent. */
-  arguments: unknown;
-  /** The call as the model wrote it, when it differs (delegating calls). */
-  calledAs?: { tool: string; arguments: unknown };
-  /** Delegating calls: which file (or the model's overrides) each part of `arguments` came from; the most specific pointer wins. */
-  sources?: ArgumentSource[];
-  conversationId: string;
-  /** The exact bytes that will be sent, their SHA-256, and where the full arguments are when too large to show (set by the host). */
-  digest?: ApprovalDigest;
-}
-
-/** true approves; false (or a thrown error) declines. */
-export type ApprovalHandler = (request: ApprovalRequest) => Promise<boolean>;
-
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
   conversationId: string;
@@ -85,17 +68,43 @@ export interface ToolContext {
   toolNames(): string[];
 }
 
-export interface ToolDefinition {
+/** MCP tool annotations (hints for clients). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/**
+ * A tool. Local tools are written with {@link defineTool} and a TypeBox
+ * `inputSchema`, so the handler's `args` has the schema's type; the registry
+ * holds them as `ToolDefinition` (the default, type-erased form).
+ */
+export interface ToolDefinition<Input extends JsonSchema = JsonSchema> {
   name: string;
-  description: string;
-  inputSchema: JsonSchema;
+  /**
+   * What the model reads about the tool. A function when it depends on the
+   * configuration (limits, the SQL dialect): the host calls it with the
+   * running configuration each time tools are listed, and announces a change
+   * after a reload (`tools-changed`, tools/list_changed over MCP).
+   */
+  description: string | ((config: Config) => string);
+  /** Checked by the host (ajv) before the handler runs; listed as is in MCP tools/list. */
+  inputSchema: Input;
   /** Where the tool comes from: "local" or the upstream server's name. */
   origin?: 'local' | { upstream: string };
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */
   spill?: boolean;
-  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
-  handler(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
+  /** A function when a hint depends on the configuration, resolved like `description`. */
+  annotations?: ToolAnnotations | ((config: Config) => ToolAnnotations);
+  // NoInfer: defineTool infers Input from inputSchema alone, never back from the handler.
+  handler(args: ToolArguments<NoInfer<Input>>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
+
+/** A tool as the host lists it: description and annotations resolved against the running configuration. */
+export type ListedTool = Omit<ToolDefinition, 'description' | 'annotations'> & { description: string; annotations?: ToolAnnotations };
 
 /** A tool call as the model wrote it. */
 export interface ToolCall {

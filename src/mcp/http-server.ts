@@ -15,6 +15,8 @@ export interface HttpFrontOptions {
   maxBodyBytes?: number;
   /** A session with no request (and no open stream) for this long is closed; its files stay. Default 6 hours. */
   sessionIdleMs?: number;
+  /** Clock for the idle check, in epoch milliseconds; tests pass their own. Default Date.now. */
+  now?: () => number;
 }
 
 export interface HttpFront {
@@ -22,6 +24,8 @@ export interface HttpFront {
   server: HttpServer;
   /** Open MCP sessions (one per conversation). */
   sessionCount(): number;
+  /** Closes the sessions idle for sessionIdleMs now (a timer also does this periodically); returns how many. */
+  closeIdleSessions(): number;
   close(): Promise<void>;
 }
 
@@ -44,19 +48,21 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
   const sessions = new Map<string, Session>();
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const sessionIdleMs = options.sessionIdleMs ?? 6 * 3_600_000;
+  const clock = options.now ?? Date.now;
   // Clients that vanish without DELETE would otherwise keep their session objects forever.
-  const idleTimer = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [id, session] of sessions) {
-        if (session.active > 0 || now - session.lastSeen < sessionIdleMs) continue;
-        sessions.delete(id);
-        host.logger.info({ conversationId: id, idleMs: now - session.lastSeen }, 'MCP session closed after being idle');
-        session.close().catch(() => undefined);
-      }
-    },
-    Math.max(50, Math.min(60_000, Math.floor(sessionIdleMs / 4))),
-  );
+  const closeIdleSessions = (): number => {
+    const now = clock();
+    let closed = 0;
+    for (const [id, session] of sessions) {
+      if (session.active > 0 || now - session.lastSeen < sessionIdleMs) continue;
+      sessions.delete(id);
+      closed += 1;
+      host.logger.info({ conversationId: id, idleMs: now - session.lastSeen }, 'MCP session closed after being idle');
+      session.close().catch(() => undefined);
+    }
+    return closed;
+  };
+  const idleTimer = setInterval(closeIdleSessions, Math.max(50, Math.min(60_000, Math.floor(sessionIdleMs / 4))));
   idleTimer.unref();
 
   const server = createServer((request, response) => {
@@ -94,11 +100,11 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
         sendJson(response, 404, jsonRpcError('Unknown or expired session; start a new one with initialize', -32001));
         return;
       }
-      session.lastSeen = Date.now();
+      session.lastSeen = clock();
       session.active += 1;
       response.once('close', () => {
         session.active -= 1;
-        session.lastSeen = Date.now();
+        session.lastSeen = clock();
       });
       await session.transport.handleRequest(request, response, body);
       return;
@@ -111,7 +117,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       sessionIdGenerator: () => randomUUID(),
       ...dnsRebindingProtection(options.host, boundPort()),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => mcp.close(), lastSeen: Date.now(), active: 0 });
+        sessions.set(id, { transport, close: () => mcp.close(), lastSeen: clock(), active: 0 });
         host.logger.info({ conversationId: id }, 'MCP session opened');
       },
     });
@@ -145,6 +151,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     url: `http://${displayHost}:${boundPort()}${options.path}`,
     server,
     sessionCount: () => sessions.size,
+    closeIdleSessions,
     async close() {
       clearInterval(idleTimer);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => undefined)));

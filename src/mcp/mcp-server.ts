@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { toSpillwayError } from '../errors.js';
 import type { ExecuteResult, Host } from '../host/host.js';
-import type { ApprovalHandler, ToolDefinition } from '../host/tool.js';
+import type { ApprovalHandler, ListedTool } from '../host/tool.js';
 import { isTextMimeType, listAttachments, mimeTypeFor, pathFromAttachmentUri } from '../outputs/attachments.js';
 import { elicitationApprover, type ElicitationApproverOptions } from '../policy/elicitation-approver.js';
 import { spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
@@ -100,7 +100,8 @@ export function createMcpServer(host: Host, session: McpSession): Server {
   return server;
 }
 
-export function toMcpTool(tool: ToolDefinition): Tool {
+/** A listed tool (`host.listTools()`, descriptions resolved) as MCP lists it. */
+export function toMcpTool(tool: ListedTool): Tool {
   const mcpTool: Tool = { name: tool.name, description: tool.description, inputSchema: { type: 'object', ...tool.inputSchema } as Tool['inputSchema'] };
   if (tool.annotations !== undefined) mcpTool.annotations = tool.annotations;
   return mcpTool;

@@ -56,5 +56,10 @@ export function sha256Hex(text: string): string {
 }
 
 function safeName(text: string): string {
-  return text.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._-]+/, '').slice(0, 80) || 'call';
+  return (
+    text
+      .replace(/[^A-Za-z0-9_.-]+/g, '_')
+      .replace(/^[._-]+/, '')
+      .slice(0, 80) || 'call'
+  );
 }

@@ -1,10 +1,17 @@
-import type { Config, Decision } from '../config/types.js';
+import type { Config, Decision } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
-import type { ApprovalHandler, ApprovalRequest, ToolDefinition } from '../host/tool.js';
+import type { ApprovalHandler, ApprovalRequest } from './approval.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
 
+/** What the policy needs to know of a tool (a host ToolDefinition fits). */
+export interface PolicySubject {
+  name: string;
+  /** "local" (or absent) for the host's own tools; upstream tools fall under policy.upstreamDefault. */
+  origin?: 'local' | { upstream: string };
+}
+
 /** The policy decision for a tool: the most specific rule, else the default for its origin. */
-export function decide(policy: Config['policy'], tool: ToolDefinition): Decision {
+export function decide(policy: Config['policy'], tool: PolicySubject): Decision {
   const rule = mostSpecificMatch(policy.rules, tool.name);
   if (rule !== undefined) return rule;
   return typeof tool.origin === 'object' ? policy.upstreamDefault : policy.default;
@@ -12,7 +19,7 @@ export function decide(policy: Config['policy'], tool: ToolDefinition): Decision
 
 export interface AuthorizeInput {
   policy: Config['policy'];
-  tool: ToolDefinition;
+  tool: PolicySubject;
   request: ApprovalRequest;
   /** Approval channels in order of preference (MCP elicitation, then the library callback). */
   approvers: (ApprovalHandler | undefined)[];

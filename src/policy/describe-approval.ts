@@ -1,4 +1,4 @@
-import type { ApprovalRequest, ArgumentSource } from '../host/tool.js';
+import type { ApprovalRequest, ArgumentSource } from './approval.js';
 import { formatBytes } from '../util/format.js';
 import { maxShownArgumentChars, sha256Hex } from './approval-digest.js';
 
@@ -76,7 +76,9 @@ export function summarize(value: unknown, options: SummarizeOptions = { sources:
     const shown = value.slice(0, maxItemsShown).map((item, index) => summarize(item, options, `${pointer}/${index}`, depth + 1));
     if (value.length > maxItemsShown) {
       const rest = value.slice(maxItemsShown);
-      shown.push(`[NOT SHOWN: ${value.length - maxItemsShown} more items (${formatBytes(sizeOf(rest))})${fromNote(options.sources, `${pointer}/${maxItemsShown}`)}]`);
+      shown.push(
+        `[NOT SHOWN: ${value.length - maxItemsShown} more items (${formatBytes(sizeOf(rest))})${fromNote(options.sources, `${pointer}/${maxItemsShown}`)}]`,
+      );
     }
     return shown;
   }
@@ -85,12 +87,21 @@ export function summarize(value: unknown, options: SummarizeOptions = { sources:
     if (depth >= maxDepth) return `{NOT SHOWN: object with ${entries.length} keys, ${formatBytes(sizeOf(value))}${fromNote(options.sources, pointer)}}`;
     const shown: Record<string, unknown> = {};
     for (const [key, member] of entries.slice(0, maxKeysShown)) {
-      Object.defineProperty(shown, key, { value: summarize(member, options, `${pointer}/${escapePointer(key)}`, depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(shown, key, {
+        value: summarize(member, options, `${pointer}/${escapePointer(key)}`, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     if (entries.length > maxKeysShown) {
       const rest = entries.slice(maxKeysShown);
-      const names = rest.slice(0, 20).map(([key]) => JSON.stringify(key)).join(', ');
-      shown['…NOT SHOWN'] = `${entries.length - maxKeysShown} more keys (${formatBytes(sizeOf(Object.fromEntries(rest)))}): ${names}${rest.length > 20 ? ', …' : ''}`;
+      const names = rest
+        .slice(0, 20)
+        .map(([key]) => JSON.stringify(key))
+        .join(', ');
+      shown['…NOT SHOWN'] =
+        `${entries.length - maxKeysShown} more keys (${formatBytes(sizeOf(Object.fromEntries(rest)))}): ${names}${rest.length > 20 ? ', …' : ''}`;
     }
     return shown;
   }

@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { SpillwayError } from '../errors.js';
-import type { ApprovalHandler } from '../host/tool.js';
+import type { ApprovalHandler } from './approval.js';
 import { describeApproval } from './describe-approval.js';
 
 export interface ElicitationApproverOptions {

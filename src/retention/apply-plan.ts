@@ -1,5 +1,4 @@
 import { lstatSync, mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
-import path from 'node:path';
 import { conversationFolders, expiredLogName } from '../sandbox/index.js';
 import { recordExpired, type ExpiredEntry } from './expired-log.js';
 import type { Pacer } from './pacer.js';
@@ -45,7 +44,15 @@ export async function applyPlan(plan: ConversationPlan, options: ApplyOptions): 
 }
 
 async function applyIn(plan: ConversationPlan, options: ApplyOptions, folders: SweepFolders): Promise<AppliedPlan> {
-  const applied: AppliedPlan = { deleted: emptyTally(), skipped: emptyTally(), errors: emptyTally(), foldersRemoved: 0, conversationRemoved: false, problems: [], removed: [] };
+  const applied: AppliedPlan = {
+    deleted: emptyTally(),
+    skipped: emptyTally(),
+    errors: emptyTally(),
+    foldersRemoved: 0,
+    conversationRemoved: false,
+    problems: [],
+    removed: [],
+  };
   const expired: ExpiredEntry[] = [];
   const expiredAt = options.now.toISOString();
 
@@ -79,7 +86,11 @@ async function applyIn(plan: ConversationPlan, options: ApplyOptions, folders: S
     try {
       recordExpired(folders, expired, { now: options.now, keepMs: options.expiredLogKeepMs });
     } catch (error) {
-      applied.problems.push({ path: `${plan.id}/${expiredLogName}`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: `could not record expired files: ${(error as Error).message}` });
+      applied.problems.push({
+        path: `${plan.id}/${expiredLogName}`,
+        code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN',
+        message: `could not record expired files: ${(error as Error).message}`,
+      });
     }
   }
 

@@ -1,8 +1,5 @@
 import { lstat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from '../log/logger.js';
-import { metadataSuffix, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
-import type { SpillRef } from '../spill/spill-ref.js';
 import { dayMs } from './parse-duration.js';
 import { measureConversation, measureSandbox, type SandboxUsage } from './disk-usage.js';
 import { chooseEvictions, evictFiles, hasQuota, type QuotaLimits } from './quota.js';
@@ -26,7 +23,7 @@ export interface QuotaStats {
  * scripts write too); only when the total passes a limit does it measure
  * exactly and evict the oldest non-output files of the conversation that
  * wrote (never another conversation's). The spill just written is never
- * evicted. One guard per sandbox root; calls are serialized.
+ * evicted. One guard per host (installDiskQuota); calls are serialized.
  */
 export class DiskQuotaGuard {
   private total: number | undefined;
@@ -70,7 +67,13 @@ export class DiskQuotaGuard {
     return stats;
   }
 
-  private async check(input: { conversationId: string; written: readonly string[]; limits: QuotaLimits; retentionDays: number; logger: Logger }): Promise<void> {
+  private async check(input: {
+    conversationId: string;
+    written: readonly string[];
+    limits: QuotaLimits;
+    retentionDays: number;
+    logger: Logger;
+  }): Promise<void> {
     const { limits, conversationId } = input;
     if (!hasQuota(limits)) return;
     const nowMs = this.now().getTime();
@@ -81,7 +84,11 @@ export class DiskQuotaGuard {
       if (this.total === undefined) return;
     } else {
       let added = 0;
-      for (const file of input.written) added += await lstat(file).then((info) => info.size, () => 0);
+      for (const file of input.written)
+        added += await lstat(file).then(
+          (info) => info.size,
+          () => 0,
+        );
       this.total += added;
       this.byConversation.set(conversationId, (this.byConversation.get(conversationId) ?? 0) + added);
       if (nowMs - this.measuredAt > remeasureAfterMs) this.remeasureInBackground(input.logger);
@@ -112,7 +119,13 @@ export class DiskQuotaGuard {
     if (result.evicted.files > 0) {
       this.lastEvictionAt = this.now().toISOString();
       input.logger.info(
-        { evictedFiles: result.evicted.files, evictedBytes: result.evicted.bytes, bytesAfter: this.total, maxBytes: limits.maxBytes, maxBytesPerConversation: limits.maxBytesPerConversation },
+        {
+          evictedFiles: result.evicted.files,
+          evictedBytes: result.evicted.bytes,
+          bytesAfter: this.total,
+          maxBytes: limits.maxBytes,
+          maxBytesPerConversation: limits.maxBytesPerConversation,
+        },
         'disk quota: evicted the oldest files',
       );
     }
@@ -120,7 +133,7 @@ export class DiskQuotaGuard {
       this.quietUntil = nowMs + remeasureAfterMs;
       input.logger.warn(
         { bytes: choice.bytesAfter, maxBytes: limits.maxBytes, conversationId },
-        'disk quota still exceeded: this conversation has only outputs/ and its newest spill left, and other conversations\' files are never evicted for it',
+        "disk quota still exceeded: this conversation has only outputs/ and its newest spill left, and other conversations' files are never evicted for it",
       );
     }
     if (result.problems.length > 0) input.logger.warn({ problems: result.problems.slice(0, 20) }, 'disk quota: some files could not be evicted');
@@ -145,48 +158,4 @@ export class DiskQuotaGuard {
         this.remeasuring = undefined;
       });
   }
-}
-
-const guards = new WeakMap<SandboxRoot, DiskQuotaGuard>();
-
-/** The quota guard of a sandbox root (one per root per process). */
-export function diskQuotaGuard(root: SandboxRoot, now?: () => Date): DiskQuotaGuard {
-  let guard = guards.get(root);
-  if (guard === undefined) {
-    guard = new DiskQuotaGuard(root.root, now);
-    guards.set(root, guard);
-  }
-  return guard;
-}
-
-export interface KeepWithinQuotaInput {
-  root: SandboxRoot;
-  sandbox: ConversationSandbox;
-  retention: QuotaLimits & { days: number };
-  /** The files of this call's spill (their sidecars are protected too). */
-  written: readonly (SpillRef | undefined)[];
-  logger: Logger;
-}
-
-/**
- * The host's hook after a call's spill is written: makes room under the disk
- * quota by evicting the oldest non-output files, never the spill just written.
- * Free when no quota is configured; never throws.
- */
-export async function keepWithinQuota(input: KeepWithinQuotaInput): Promise<void> {
-  if (!hasQuota(input.retention)) return;
-  const written: string[] = [];
-  for (const ref of input.written) {
-    if (ref === undefined) continue;
-    const absolute = path.join(input.sandbox.dir, ref.path);
-    written.push(absolute, `${absolute}${metadataSuffix}`);
-  }
-  if (written.length === 0) return;
-  await diskQuotaGuard(input.root).afterWrite({
-    conversationId: input.sandbox.id,
-    written,
-    limits: input.retention,
-    retentionDays: input.retention.days,
-    logger: input.logger,
-  });
 }

@@ -38,14 +38,16 @@ export function recordExpired(folders: SweepFolders, entries: readonly ExpiredEn
   }
   if ((info?.size ?? 0) > compactAboveBytes) {
     const horizon = options.now.getTime() - options.keepMs;
-    const kept = readRegularFile(logPath).split('\n').filter((line) => {
-      try {
-        const entry = JSON.parse(line) as Partial<ExpiredEntry>;
-        return typeof entry.expiredAt === 'string' && Date.parse(entry.expiredAt) >= horizon;
-      } catch {
-        return false;
-      }
-    });
+    const kept = readRegularFile(logPath)
+      .split('\n')
+      .filter((line) => {
+        try {
+          const entry = JSON.parse(line) as Partial<ExpiredEntry>;
+          return typeof entry.expiredAt === 'string' && Date.parse(entry.expiredAt) >= horizon;
+        } catch {
+          return false;
+        }
+      });
     // Rewritten atomically (a new file renamed over the old, which replaces a symlink rather than following it).
     const temp = conversation.entry(`.${expiredLogName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     writeFileSync(temp, (kept.length > 0 ? `${kept.join('\n')}\n` : '') + lines, { flag: 'wx' });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import { metadataSuffix } from '../sandbox/index.js';
 import { recordExpired, type ExpiredEntry } from './expired-log.js';
 import { oldestFirst, type EvictableFile, type SandboxUsage } from './disk-usage.js';

@@ -1,6 +1,7 @@
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import type { Host } from '../host/host.js';
-import { diskQuotaGuard } from './disk-quota-guard.js';
+import type { DiskQuotaGuard } from './disk-quota-guard.js';
+import { installDiskQuota } from './install-disk-quota.js';
 import { dayMs } from './parse-duration.js';
 import { hasQuota } from './quota.js';
 import { sweepSandbox } from './sweep.js';
@@ -13,14 +14,21 @@ export interface RetentionService {
   stop(): Promise<void>;
 }
 
+export interface StartRetentionOptions {
+  now?: () => Date;
+  /** The disk-quota guard already on this host's spills (createHost installs one); without it, one is installed here. */
+  quota?: DiskQuotaGuard;
+}
+
 /**
  * Starts the scheduled sweep beside a serving host: node-cron on
  * retention.cron, the last sweep reported at /healthz under "retention", and
- * shutdown with the host (a sweep in progress is allowed to finish).
+ * shutdown with the host (a sweep in progress is allowed to finish). The
+ * disk quota's running total is forgotten after each sweep.
  */
-export function startRetention(host: Host, options: { now?: () => Date } = {}): RetentionService {
+export function startRetention(host: Host, options: StartRetentionOptions = {}): RetentionService {
   const logger = host.logger.child({ component: 'retention' });
-  const quota = diskQuotaGuard(host.sandbox);
+  const quota = options.quota ?? installDiskQuota(host, options.now === undefined ? {} : { now: options.now });
   const scheduler = new SweepScheduler({
     cron: host.config.retention.cron,
     logger,

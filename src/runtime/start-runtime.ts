@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/load-config.js';
-import type { Config } from '../config/types.js';
-import { createHost } from '../host/create-host.js';
+import type { Config } from '../config/schema.js';
+import { assembleHost } from './create-host.js';
 import type { Host } from '../host/host.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { startRetention } from '../retention/start-retention.js';
@@ -29,11 +29,11 @@ export interface StartRuntimeOptions {
 export async function startRuntime(options: StartRuntimeOptions = {}): Promise<Runtime> {
   const config = options.config ?? loadConfig({ file: options.configFile });
   const logger = options.logger ?? createLogger(config.log.level);
-  const host = await createHost({ config, logger });
+  const { host, quota } = await assembleHost({ config, logger });
   // Upstream MCP servers: connect now, keep serving (and retrying) when one fails.
   await startUpstreams(host);
   // Retention: the scheduled sweep (+ /healthz "retention"); watchers: outputs/ and the config file (hot reload).
-  const retention = startRetention(host);
+  const retention = startRetention(host, { quota });
   const configFile = options.config === undefined ? (options.configFile ?? (process.env.SPILLWAY_CONFIG || undefined)) : undefined;
   await startWatchers(host, { configFile, onConfigApplied: (next) => retention.applyConfig(next) });
   return {

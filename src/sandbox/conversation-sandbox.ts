@@ -166,7 +166,8 @@ export class ConversationSandbox {
           { path: file.relative, bytes: file.stats.size, maxBytes: options.maxBytes },
         );
       }
-      const data = options.maxBytes === undefined ? await file.handle.readFile() : await readBounded(file.handle, { maxBytes: options.maxBytes, name: file.relative });
+      const data =
+        options.maxBytes === undefined ? await file.handle.readFile() : await readBounded(file.handle, { maxBytes: options.maxBytes, name: file.relative });
       return { relative: file.relative, data };
     } finally {
       await file.handle.close();

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { formatCount } from '../util/format.js';
 import { ensureDemoDatabase } from './demo-database.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ensureDemoDatabase } from './demo-database.js';
 import { PostgresSource } from './postgres-source.js';

@@ -99,7 +99,13 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     statement = db.prepare(checked.body);
   } catch (error) {
     const message = (error as Error).message;
-    throw databaseError({ database: 'SQLite', sql: request.sql, message, code: (error as { code?: string }).code, offset: locateSyntaxError(db, checked.body, message) });
+    throw databaseError({
+      database: 'SQLite',
+      sql: request.sql,
+      message,
+      code: (error as { code?: string }).code,
+      offset: locateSyntaxError(db, checked.body, message),
+    });
   }
   // The database's own verdict, independent of any text check.
   if (!statement.readonly) {
@@ -108,9 +114,13 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     });
   }
   if (!statement.reader) {
-    throw new SpillwayError('SQL_READ_ONLY', 'query_sql only reads: this statement returns no rows (it changes the connection or runs a command). Send a SELECT statement.', {
-      source: 'sqlite3_column_count',
-    });
+    throw new SpillwayError(
+      'SQL_READ_ONLY',
+      'query_sql only reads: this statement returns no rows (it changes the connection or runs a command). Send a SELECT statement.',
+      {
+        source: 'sqlite3_column_count',
+      },
+    );
   }
   statement.raw(true).safeIntegers(true);
   const columns = statement.columns().map((column) => column.name);
@@ -142,7 +152,9 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     return { result, countPending };
   } catch (error) {
     if ((error as { code?: string }).code === 'SQLITE_NOMEM') throw valueTooLarge(maxBytes);
-    throw SpillwayError.is(error) ? error : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
+    throw SpillwayError.is(error)
+      ? error
+      : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
   } finally {
     iterator.return?.();
     if (!countPending) db.exec('COMMIT');

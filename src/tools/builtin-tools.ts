@@ -32,7 +32,7 @@ export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
   // SQL (query_sql). The source opens on the first query (the demo database is built then).
   const sqlSource = new LazySqlSource(host.logger);
   host.onClose(() => sqlSource.close());
-  tools.push(querySqlTool({ source: sqlSource, config: host.config }));
+  tools.push(querySqlTool({ source: sqlSource }));
 
   return tools;
 }

@@ -2,7 +2,7 @@ import type { Stream } from 'node:stream';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { UpstreamConfig } from '../config/types.js';
+import type { UpstreamConfig } from '../config/schema.js';
 import { StdioTransport } from './stdio-transport.js';
 
 export interface CreatedTransport {

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Config, UpstreamConfig } from '../config/types.js';
+import type { Config, UpstreamConfig } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { reconnectDelay } from './backoff.js';
@@ -43,6 +43,8 @@ export interface UpstreamConnectionOptions {
 
 export interface UpstreamCallOptions {
   signal?: AbortSignal;
+  /** This call's timeout, from the configuration the call runs under (a reload applies); default the connection's. */
+  timeoutMs?: number;
 }
 
 const maxToolPages = 100;
@@ -135,10 +137,11 @@ export class UpstreamConnection {
     const client = this.client;
     if (client === undefined || this.state !== 'connected') throw this.unavailable(tool);
     this.transportError = undefined;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     try {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: this.timeoutMs,
-        maxTotalTimeout: this.timeoutMs,
+        timeout: timeoutMs,
+        maxTotalTimeout: timeoutMs,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
       if ('toolResult' in result && !('content' in result)) {
@@ -157,7 +160,7 @@ export class UpstreamConnection {
           { upstream: this.name, tool },
         );
       }
-      throw this.translate(error, tool);
+      throw this.translate(error, tool, timeoutMs);
     }
   }
 
@@ -292,16 +295,16 @@ export class UpstreamConnection {
     );
   }
 
-  private translate(error: unknown, tool: string): SpillwayError {
+  private translate(error: unknown, tool: string, timeoutMs: number): SpillwayError {
     const details = { upstream: this.name, tool };
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return new SpillwayError(
         'TOOL_TIMEOUT',
         this.withStderr(
-          `The upstream MCP server "${this.name}" did not answer ${tool} within ${this.timeoutMs} ms; spillway cancelled the request. ` +
+          `The upstream MCP server "${this.name}" did not answer ${tool} within ${timeoutMs} ms; spillway cancelled the request. ` +
             `The server may still have acted on it: check before calling again. To allow longer, raise upstreams.${this.name}.timeoutMs (or upstream.timeoutMs).`,
         ),
-        { ...details, timeoutMs: this.timeoutMs },
+        { ...details, timeoutMs },
       );
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import type { Host } from '../host/host.js';
 import type { Logger } from '../log/logger.js';
 import { UpstreamConnection, type UpstreamStatus } from './upstream-connection.js';

@@ -23,7 +23,10 @@ export function upstreamToolDefinition(connection: UpstreamConnection, tool: Too
     inputSchema: tool.inputSchema as JsonSchema,
     origin: { upstream: connection.name },
     async handler(args, context) {
-      const result = await connection.callTool(tool.name, args, { signal: context.signal });
+      // The timeout comes from the call's configuration, so a reload of upstream.timeoutMs applies to the next call.
+      const { upstreams, upstream } = context.config;
+      const timeoutMs = (Object.hasOwn(upstreams, connection.name) ? upstreams[connection.name]?.timeoutMs : undefined) ?? upstream.timeoutMs;
+      const result = await connection.callTool(tool.name, args, { signal: context.signal, timeoutMs });
       return { mcp: normalizeUpstreamResult(result) };
     },
   };

@@ -27,10 +27,14 @@ function loadRe2(): Re2Constructor {
  */
 export function compileUserRegExp(pattern: string, flags = ''): LinearRegExp {
   if (pattern.length > maxPatternChars) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `The pattern is ${pattern.length} characters; at most ${maxPatternChars} are allowed. Search for a shorter pattern.`, {
-      pattern: `${pattern.slice(0, 200)}…`,
-      maxChars: maxPatternChars,
-    });
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `The pattern is ${pattern.length} characters; at most ${maxPatternChars} are allowed. Search for a shorter pattern.`,
+      {
+        pattern: `${pattern.slice(0, 200)}…`,
+        maxChars: maxPatternChars,
+      },
+    );
   }
   const Engine = loadRe2();
   try {

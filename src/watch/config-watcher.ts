@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { loadConfig } from '../config/load-config.js';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import { toSpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 

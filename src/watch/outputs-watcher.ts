@@ -14,6 +14,8 @@ export interface OutputsWatcher {
 export interface OutputsWatcherOptions {
   /** How long a file's size must stay the same before it counts as written (ms). */
   settleMs?: number;
+  /** Called once each file event has been decided: announced or not (a symlink, a duplicate). For tests. */
+  onDecided?: (absolutePath: string, announced: boolean) => void;
 }
 
 /**
@@ -44,25 +46,32 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
     awaitWriteFinish: { stabilityThreshold: options.settleMs ?? 200, pollInterval: 50 },
   });
 
-  const announce = async (absolute: string) => {
+  const announce = async (absolute: string): Promise<boolean> => {
     const segments = path.relative(root, absolute).split(path.sep);
     const conversationId = segments[0];
-    if (conversationId === undefined || segments[1] !== 'outputs' || segments.length < 3) return;
+    if (conversationId === undefined || segments[1] !== 'outputs' || segments.length < 3) return false;
     // lstat, not chokidar's stats (which may come from stat): a symlink is never announced.
     const info = await lstat(absolute).catch(() => undefined);
-    if (info === undefined || !info.isFile()) return;
+    if (info === undefined || !info.isFile()) return false;
     const sandbox = host.sandbox.conversation(conversationId);
     const attachment = describeAttachment(sandbox, absolute, info.size);
     const key = `${conversationId}/${attachment.path}`;
     if (announced.get(key) === info.size) {
       announced.delete(key); // suppress the one duplicate; a later rewrite is news again
-      return;
+      return false;
     }
     logger.info({ conversationId, path: attachment.path, bytes: info.size }, 'new file in outputs/');
     host.emit('attachment', { conversationId, attachment });
+    return true;
   };
   const onFile = (absolute: string) => {
-    announce(absolute).catch((error: unknown) => logger.warn({ err: error }, 'could not register a file in outputs/'));
+    announce(absolute)
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not register a file in outputs/');
+        return false;
+      })
+      .then((done) => options.onDecided?.(absolute, done))
+      .catch(() => undefined);
   };
   watcher.on('add', onFile);
   watcher.on('change', onFile);

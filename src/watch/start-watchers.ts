@@ -1,4 +1,4 @@
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
 import type { Host } from '../host/host.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { watchOutputs, type OutputsWatcher } from './outputs-watcher.js';

@@ -2,8 +2,7 @@
 // stdio (spawning `spillway serve --stdio` as the docs say) and over HTTP.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,13 +10,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { packageRoot } from '../../src/config/package-root.js';
+import { adoptChild, type AfterHook } from '../helpers/child-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const bin = path.join(packageRoot, 'bin', 'spillway.js');
 const fraudQuery = "SELECT * FROM transactions WHERE label = 'fraud' AND amount >= 200";
 
-async function configFile(t: { after(fn: () => Promise<void>): void }): Promise<{ dir: string; file: string }> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'spillway-connect-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+async function configFile(t: AfterHook): Promise<{ dir: string; file: string }> {
+  const dir = await tempDir(t, 'spillway-connect-');
   const file = path.join(dir, 'spillway.json');
   await writeFile(file, JSON.stringify({ sandbox: { root: 'sandbox' }, data: { dir: 'data' }, demo: { rows: 3000, seed: 4 }, log: { level: 'warn' } }));
   return { dir, file };
@@ -54,9 +54,7 @@ test('docs/connect.md: the SDK client over stdio starts spillway and queries it'
 test('docs/connect.md: the SDK client over Streamable HTTP queries a running spillway serve', async (t) => {
   const { file } = await configFile(t);
   const child = spawn(process.execPath, [bin, 'serve', '--config', file, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.after(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
+  adoptChild(t, child);
   let stdout = '';
   child.stdout.setEncoding('utf8');
   const url = await new Promise<string>((resolve, reject) => {

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { packageRoot } from '../../src/config/package-root.js';
 import { main } from '../../src/cli/main.js';
+import { adoptChild, type AfterHook } from '../helpers/child-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
-async function tempConfigFile(t: { after(fn: () => Promise<void>): void }): Promise<{ dir: string; file: string }> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'spillway-cli-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+async function tempConfigFile(t: AfterHook): Promise<{ dir: string; file: string }> {
+  const dir = await tempDir(t, 'spillway-cli-');
   const file = path.join(dir, 'spillway.json');
   await writeFile(file, JSON.stringify({ sandbox: { root: 'sandbox' }, data: { dir: 'data' }, demo: { rows: 2000, seed: 3 }, log: { level: 'warn' } }));
   return { dir, file };
@@ -19,9 +19,7 @@ async function tempConfigFile(t: { after(fn: () => Promise<void>): void }): Prom
 test('spillway serve builds the demo database on first start and prints the URL, the sandbox and the connect line', async (t) => {
   const { dir, file } = await tempConfigFile(t);
   const child = spawn(process.execPath, [path.join(packageRoot, 'bin', 'spillway.js'), 'serve', '--config', file, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
+  adoptChild(t, child);
   let stdout = '';
   child.stdout.setEncoding('utf8');
   await new Promise<void>((resolve, reject) => {

@@ -18,7 +18,10 @@ test('upstream tools default to ask: without an approval channel the call is ref
   assert.equal(direct.error?.code, 'APPROVAL_UNAVAILABLE');
   const local = await env.call({ tool: 'sink', argsPath: 'args/a.json' });
   assert.equal(local.isError, false, 'local tools keep policy.default (allow)');
-  assert.deepEqual(env.received.map((entry) => entry.tool), ['sink']);
+  assert.deepEqual(
+    env.received.map((entry) => entry.tool),
+    ['sink'],
+  );
 });
 
 test('the approval callback sees the expanded arguments, the short call and the sources; what it approves is what runs and is recorded', async (t) => {
@@ -31,7 +34,11 @@ test('the approval callback sees the expanded arguments, the short call and the 
   const body = trickyBody(20_000);
   await env.put('args/issue.json', JSON.stringify({ title: 'from file', body: 'placeholder' }));
   await env.put('results/0001-get_issue.json', JSON.stringify({ issue: { body } }));
-  const short = { tool: 'gh__create_issue', argsPath: 'args/issue.json', overrides: { body: { $file: 'results/0001-get_issue.json', $pointer: '/issue/body' }, labels: ['bug'] } };
+  const short = {
+    tool: 'gh__create_issue',
+    argsPath: 'args/issue.json',
+    overrides: { body: { $file: 'results/0001-get_issue.json', $pointer: '/issue/body' }, labels: ['bug'] },
+  };
   const result = await env.call(short);
   assert.equal(result.isError, false, result.text);
   const [request] = requests;

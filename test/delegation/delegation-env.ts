@@ -66,7 +66,10 @@ export async function delegationEnv(overrides: Record<string, unknown> = {}, app
   };
 }
 
-/** About `bytes` bytes (whole units, never a split surrogate pair) with the characters that break hand-copied text: quotes, backslashes, newlines, U+2028, emoji, .so.0 names. */
+/**
+ * About `bytes` bytes (whole units, never a split surrogate pair) with the characters that
+ * break hand-copied text: quotes, backslashes, newlines, U+2028, emoji, .so.0 names.
+ */
 export function trickyBody(bytes: number): string {
   const unit = 'frame #12 libpthread.so.0 os_thr_id@entry=232155 "quoted" \\back\\slash\\ \u2028 tab\t ünïcödé 🧵\n';
   return unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit)));

@@ -3,11 +3,17 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { defaultConfigFile } from '../../src/config/load-config.js';
+import { packageRoot } from '../../src/config/package-root.js';
 import { builtinToolDefinitions, generatedDocs } from '../../scripts/docs/generated-docs.js';
 import { argumentRows } from '../../scripts/docs/render-tool-reference.js';
 
-test('the committed docs/tools.md and docs/configuration.md are what the generator writes', async () => {
-  for (const doc of await generatedDocs()) {
+test('the committed docs/tools.md, docs/configuration.md, config/schema.json and config/default.json are what the generator writes', async () => {
+  const docs = await generatedDocs();
+  assert.deepEqual(
+    docs.map((doc) => path.relative(packageRoot, doc.file)).sort(),
+    ['config/default.json', 'config/schema.json', 'docs/configuration.md', 'docs/tools.md'],
+  );
+  for (const doc of docs) {
     let committed = '';
     try {
       committed = readFileSync(doc.file, 'utf8');

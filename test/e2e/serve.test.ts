@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeRows } from '../helpers/temp-host.js';
+import { spawnChild, stopBeforeRemoving } from '../helpers/child-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const fixture = fileURLToPath(new URL('../fixtures/serve-with-rows-tool.js', import.meta.url));
@@ -25,16 +26,11 @@ async function writeConfig(dir: string, level = 'warn'): Promise<string> {
 
 /** Starts a server process and waits for the line that holds its URL. */
 async function startServer(t: import('node:test').TestContext, args: string[]): Promise<{ child: ChildProcess; url: URL; stderr: () => string; stdout: () => string }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Stopped and awaited when the test ends, before its temporary folder is removed.
+  const child = spawnChild(t, process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  t.after(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-  });
   const lines = createInterface({ input: child.stdout! });
   let stdout = '';
   const url = await new Promise<URL>((resolve, reject) => {
@@ -140,7 +136,8 @@ test('spillway serve over stdio: rows spill, _meta carries the facts, read_file 
   const transport = new StdioClientTransport({ command: process.execPath, args: [fixture, '--stdio', '--config', config], stderr: 'pipe' });
   const client = new Client({ name: 'e2e-stdio', version: '1' });
   await client.connect(transport);
-  t.after(() => client.close());
+  // Closing the client awaits the server process's exit; that must happen before the folder goes.
+  stopBeforeRemoving(t, () => client.close());
   assert.equal(await spillAndReadBack(client), 'results/0001-fixture_rows.jsonl');
   assert.deepEqual(await readdir(path.join(dir, 'sandbox', 'stdio-e2e', 'results')), ['0001-fixture_rows.jsonl', '0001-fixture_rows.jsonl.meta.json']);
 });
@@ -172,12 +169,31 @@ test('the real `spillway serve --stdio` binary serves the built-in tools in one 
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await client.connect(transport);
-  t.after(() => client.close());
+  // Closing the client awaits the server process's exit; that must happen before the folder goes.
+  stopBeforeRemoving(t, () => client.close());
   const listed = (await client.callTool({ name: 'list_files', arguments: {} })) as CallToolResult;
   assert.equal(listed.isError, false);
   // The call's info log line arrives on stderr (on stdout it would have broken the protocol above).
-  for (let waited = 0; !stderr.includes('"msg":"tool call"') && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  await waitForText(transport.stderr, () => stderr, '"msg":"tool call"');
   assert.match(stderr, /"msg":"tool call"/);
   assert.doesNotMatch(stderr, /"arguments"/, 'no argument values at info level');
   assert.deepEqual(await readdir(path.join(dir, 'sandbox', 'resumed-1')), ['args', 'errors', 'outputs', 'results', 'scripts']);
 });
+
+/** Resolves when `text()` contains `marker`, checking on each chunk the stream delivers (fails if the stream ends first). */
+function waitForText(stream: import('node:stream').Stream | null | undefined, text: () => string, marker: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (text().includes(marker)) return resolve();
+    if (stream === null || stream === undefined) return reject(new Error(`no stream to wait for ${marker} on`));
+    // Other listeners append to text() on 'data'; this one runs after them.
+    const onData = () => setImmediate(() => {
+      if (!text().includes(marker)) return;
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      resolve();
+    });
+    const onEnd = () => reject(new Error(`the stream ended before ${marker} appeared:\n${text()}`));
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+  });
+}

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
-import type { Config } from '../../src/config/types.js';
-import { createHost, type CreateHostOptions } from '../../src/host/create-host.js';
+import type { Config } from '../../src/config/schema.js';
+import { createHost, type CreateHostOptions } from '../../src/runtime/create-host.js';
 import type { Host } from '../../src/host/host.js';
 
 export interface TempHost {
@@ -35,8 +35,9 @@ export async function tempHost(overrides: Record<string, unknown> = {}, options:
     dir,
     sandboxRoot: host.sandbox.root,
     async cleanup() {
+      // The host stops its own children (upstreams, query processes, workers) before it resolves.
       await host.close();
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }

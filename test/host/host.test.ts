@@ -10,6 +10,10 @@ function rowsTool(rows: unknown) {
   return { name: 'rows', description: 'rows', inputSchema: { type: 'object' as const }, handler: () => ({ value: rows }) };
 }
 
+// Execution records read back as loose JSON for assertions on nested fields.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type LooseRecord = Record<string, any>;
+
 test('an unknown tool gets TOOL_NOT_FOUND listing close names, and the host keeps serving', async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
@@ -261,7 +265,7 @@ test('the execution record holds one JSONL line per call: arguments as called an
   await env.host.execute({ name: 'delegate', arguments: { short: true, big: 'z'.repeat(100_000) }, id: 'call-2' }, { conversationId });
   await env.host.execute({ name: 'missing', arguments: {}, id: 'call-3' }, { conversationId });
   await env.host.close();
-  const lines = (await readFile(path.join(env.config.data.dir, 'records.jsonl'), 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+  const lines = (await readFile(path.join(env.config.data.dir, 'records.jsonl'), 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as LooseRecord);
   assert.equal(lines.length, 3);
   const [first, second, third] = lines;
   assert.equal(first!.callId, 'call-1');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/runtime/create-host.js';
 import { makeRows, tempConfig, tempHost } from '../helpers/temp-host.js';
 
 test('a spill after the sweep never reuses the number of a swept file', async (t) => {

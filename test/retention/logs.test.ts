@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { createHost } from '../../src/host/create-host.js';
+import { createHost } from '../../src/runtime/create-host.js';
 import { sweepSandbox } from '../../src/retention/sweep.js';
 import { tempConfig } from '../helpers/temp-host.js';
 import { day, seedFile } from './seed-sandbox.js';

@@ -68,7 +68,11 @@ test('a spill that passes maxBytesPerConversation evicts the oldest spills of th
     await stat(path.join(env.sandboxRoot, 'c1', result.spill.path));
   }
   const left = (await readdir(path.join(env.sandboxRoot, 'c1/results'))).filter((name) => !name.endsWith('.meta.json')).sort();
-  assert.deepEqual(left, paths.slice(-3).map((entry) => path.basename(entry)), 'the three newest spills fit in 40 KiB beside the 5 KiB output');
+  assert.deepEqual(
+    left,
+    paths.slice(-3).map((entry) => path.basename(entry)),
+    'the three newest spills fit in 40 KiB beside the 5 KiB output',
+  );
   await stat(path.join(env.sandboxRoot, 'c1/outputs/kept.csv'));
   await stat(path.join(env.sandboxRoot, 'c2/results/0001-other.txt'));
   const read = await env.host.execute({ name: 'read_file', arguments: { path: paths[0] } }, { conversationId: 'c1' });

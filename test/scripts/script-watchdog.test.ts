@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { test } from 'node:test';
 import type { ToolContext } from '../../src/host/tool.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -6,6 +7,7 @@ import { ScriptBridge } from '../../src/tools/script/script-bridge.js';
 import { limitsFromConfig, maxStackBytes } from '../../src/tools/script/script-limits.js';
 import { ScriptWorkerSlot } from '../../src/tools/script/script-worker-slot.js';
 import { tempHost } from '../helpers/temp-host.js';
+import { waitForFile } from '../helpers/wait-for.js';
 
 test('the watchdog terminates a worker whose script does not stop at its deadline', async (t) => {
   const env = await tempHost();
@@ -17,13 +19,31 @@ test('the watchdog terminates a worker whose script does not stop at its deadlin
   t.after(() => slot.terminate());
   await slot.started();
   // The interrupt deadline is an hour away, as if a native call never checked it;
-  // only the watchdog outside the runtime can end this run.
-  const result = await slot.run({
-    message: { type: 'run', runId: 1, source: 'console.log("started"); while (true) {}', filename: 'inline.js', argsJson: '{}', limits, deadline: Date.now() + 3_600_000 },
+  // only the watchdog outside the runtime can end this run. The test fires it (no timer)
+  // once the script has visibly started: it logged, then wrote a file through the bridge.
+  let fire: (() => void) | undefined;
+  const running = slot.run({
+    message: {
+      type: 'run',
+      runId: 1,
+      source: 'console.log("started"); writeText("scripts/started.txt", "x"); while (true) {}',
+      filename: 'inline.js',
+      argsJson: '{}',
+      limits,
+      deadline: Date.now() + 3_600_000,
+    },
     bridge,
-    killAt: Date.now() + 1500,
+    killAt: Date.now() + 3_600_000,
     signal: new AbortController().signal,
+    armWatchdog: (trigger) => {
+      fire = trigger;
+      return () => undefined;
+    },
   });
+  await waitForFile(path.join(sandbox.folderPath('scripts'), 'started.txt'));
+  assert.ok(fire, 'the watchdog was armed');
+  fire();
+  const result = await running;
   assert.equal(result.outcome.ok, false);
   assert.equal(result.outcome.retire, true);
   if (!result.outcome.ok) {

@@ -44,7 +44,8 @@ test('swap race: write_file never writes outside while args/ or the conversation
     const race = startSwapRace({ target, alternates: [alternate], rounds });
     const results = await whileRacing(
       race,
-      (index) => env.host.execute({ name: 'write_file', arguments: { path: `args/w${index}.json`, content: `{"n":${index}}` } }, { conversationId: conversation }),
+      (index) =>
+        env.host.execute({ name: 'write_file', arguments: { path: `args/w${index}.json`, content: `{"n":${index}}` } }, { conversationId: conversation }),
       { maximum: 3000 },
     );
     for (const result of results) if (result.isError) assert.ok(allowedRefusals.has(result.error?.code ?? ''), `${result.error?.code}: ${result.text}`);
@@ -83,7 +84,8 @@ test('swap race: sidecar reads (.meta.json, .expired.jsonl) never block on a FIF
     const texts = await whileRacing(
       race,
       async (index) => {
-        const call = index % 2 === 0 ? { name: 'list_files', arguments: { dir: 'results' } } : { name: 'read_file', arguments: { path: 'results/0099-gone.jsonl' } };
+        const call =
+          index % 2 === 0 ? { name: 'list_files', arguments: { dir: 'results' } } : { name: 'read_file', arguments: { path: 'results/0099-gone.jsonl' } };
         return (await env.host.execute(call, { conversationId: conversation })).text;
       },
       { maximum: 3000 },

@@ -21,7 +21,10 @@ export async function snapshotTree(root: string): Promise<string[]> {
       } else if (info.isSymbolicLink()) {
         lines.push(`${relative} -> ${await readlink(absolute)}`);
       } else if (info.isFile()) {
-        const digest = createHash('sha256').update(await readFile(absolute)).digest('hex').slice(0, 16);
+        const digest = createHash('sha256')
+          .update(await readFile(absolute))
+          .digest('hex')
+          .slice(0, 16);
         lines.push(`${relative} ${info.size} ${info.mtimeMs} ${digest}`);
       } else {
         lines.push(`${relative} (special)`);

@@ -22,8 +22,8 @@ export function recordingEntry(recordDir: string, extra: Record<string, unknown>
   return { command: process.execPath, args: [recordingUpstream], env: { RECORD_DIR: recordDir }, ...extra };
 }
 
-/** Polls until `check` returns a value (not undefined/false); a deadline, not a timing assertion. */
-export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, deadlineMs = 20_000): Promise<T> {
+/** Polls until `check` returns a value (not undefined/false); a generous bound against a hang, not a timing assertion. */
+export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, deadlineMs = 120_000): Promise<T> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     const value = await check();

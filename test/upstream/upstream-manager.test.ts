@@ -11,9 +11,8 @@ import { httpUpstream, recordingEntry, waitFor } from './upstream-fixtures.js';
 const conversationId = 'c1';
 
 async function hostWithUpstreams(t: { after(fn: () => Promise<void>): void }, upstreams: (recordDir: string) => Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  let env: TempHost | undefined;
   const recordDirHolder = { dir: '' };
-  env = await tempHost({
+  const env = await tempHost({
     upstreams: {},
     policy: { rules: { 'rec__*': 'allow', 'web__*': 'allow' } },
     upstream: { timeoutMs: 20_000, reconnectMinMs: 50, reconnectMaxMs: 200 },
@@ -59,10 +58,12 @@ test('an upstream isError result is spilled like a local error, head and tail ke
 });
 
 test('an upstream that times out fails with TOOL_TIMEOUT and its full error (with its stderr) is spilled', async (t) => {
-  const { env, call } = await hostWithUpstreams(t, (dir) => ({ rec: recordingEntry(dir, { timeoutMs: 400 }) }));
-  const result = await call('rec__slow', { ms: 10_000 });
+  // The slow call never answers in time (an hour against 3 s); 3 s leave a loaded machine room
+  // for the stderr line to arrive and for the next, quick call to answer within the limit.
+  const { env, call } = await hostWithUpstreams(t, (dir) => ({ rec: recordingEntry(dir, { timeoutMs: 3000 }) }));
+  const result = await call('rec__slow', { ms: 3_600_000 });
   assert.equal(result.error?.code, 'TOOL_TIMEOUT');
-  assert.match(result.text, /did not answer slow within 400 ms/);
+  assert.match(result.text, /did not answer slow within 3000 ms/);
   assert.ok(result.spill?.path.startsWith('errors/'), result.text);
   const full = await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8');
   assert.match(full, /upstreams\.rec\.timeoutMs/);

@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { tempDir } from '../helpers/temp-dir.js';
 import { recordingEntry, spillwayBin } from './upstream-fixtures.js';
 
 const run = promisify(execFile);
 
 async function spillwayUpstreams(t: { after(fn: () => Promise<void>): void }, upstreams: (dir: string) => Record<string, unknown>, extra: string[] = []) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'spillway-cli-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  const dir = await tempDir(t, 'spillway-cli-');
   const config = path.join(dir, 'spillway.json');
   await writeFile(config, JSON.stringify({ sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, upstreams: upstreams(dir) }));
   try {

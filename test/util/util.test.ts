@@ -18,9 +18,15 @@ test('tool patterns: * matches any run; the most specific pattern wins', () => {
 });
 
 test('property: a pattern without * matches only itself', () => {
-  fc.assert(fc.property(fc.string().filter((s) => !s.includes('*')), fc.string(), (pattern, name) => {
-    assert.equal(matchesToolPattern(pattern, name), pattern === name);
-  }));
+  fc.assert(
+    fc.property(
+      fc.string().filter((s) => !s.includes('*')),
+      fc.string(),
+      (pattern, name) => {
+        assert.equal(matchesToolPattern(pattern, name), pattern === name);
+      },
+    ),
+  );
 });
 
 test('close names find typos and substrings, nearest first', () => {
@@ -53,6 +59,9 @@ test('a user regex that backtracks badly still finishes (RE2, with u and i too);
   }
   assert.equal(compileUserRegExp('é', 'iu').test('CAFÉ'), true);
   assert.throws(() => compileUserRegExp('('), { code: 'INVALID_ARGUMENTS' });
-  assert.throws(() => compileUserRegExp('(a)\\1'), (error: Error) => /backreferences/.test(error.message));
+  assert.throws(
+    () => compileUserRegExp('(a)\\1'),
+    (error: Error) => /backreferences/.test(error.message),
+  );
   assert.throws(() => compileUserRegExp('x'.repeat(5000)), { code: 'INVALID_ARGUMENTS' });
 });

@@ -53,7 +53,8 @@ test('a file another process writes into outputs/ reaches an MCP client as resou
 test('only regular files under outputs/ are announced: not symlinks, temporary files or other folders', async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
-  const watcher = watchOutputs(env.host, { settleMs: 50 });
+  const decided = decisions();
+  const watcher = watchOutputs(env.host, { settleMs: 50, onDecided: decided.record });
   t.after(() => watcher.close());
   await env.host.sandbox.conversation('c1').ensure();
   await watcher.ready;
@@ -61,27 +62,43 @@ test('only regular files under outputs/ are announced: not symlinks, temporary f
   env.host.on('attachment', (event) => announced.push(`${event.conversationId}/${event.attachment.path}`));
 
   const outputs = path.join(env.sandboxRoot, 'c1', 'outputs');
-  await symlink('/etc/hostname', path.join(outputs, 'link.txt'));
+  // Temporary files and other folders are never watched (no event to wait for); the symlink and
+  // the nested file are, and the test waits until the watcher has decided on each.
   await writeFile(path.join(outputs, '.report.csv.123.abcdef.tmp'), 'partial');
   await writeFile(path.join(env.sandboxRoot, 'c1', 'results', '0001-q.jsonl'), '{}\n');
+  await symlink('/etc/hostname', path.join(outputs, 'link.txt'));
   await mkdir(path.join(outputs, 'nested'));
   await writeFile(path.join(outputs, 'nested', 'deep.txt'), 'deep');
-  const sentinel = new Promise<void>((resolve) => {
-    env.host.on('attachment', (event) => {
-      if (event.attachment.path === 'outputs/sentinel.txt') resolve();
-    });
-  });
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.equal(await decided.next(path.join(outputs, 'link.txt')), false);
+  assert.equal(await decided.next(path.join(outputs, 'nested', 'deep.txt')), true);
   await writeFile(path.join(outputs, 'sentinel.txt'), 'last');
-  await sentinel;
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(await decided.next(path.join(outputs, 'sentinel.txt')), true);
   assert.deepEqual(announced.sort(), ['c1/outputs/nested/deep.txt', 'c1/outputs/sentinel.txt']);
 });
+
+/** The watcher's decisions, awaitable per file: next(file) resolves with the first decision on it not yet taken. */
+function decisions(): { record: (file: string, announced: boolean) => void; next: (file: string) => Promise<boolean> } {
+  const seen = new Map<string, boolean[]>();
+  const waiting = new Map<string, ((announced: boolean) => void)[]>();
+  return {
+    record(file, announced) {
+      const waiter = waiting.get(file)?.shift();
+      if (waiter !== undefined) waiter(announced);
+      else seen.set(file, [...(seen.get(file) ?? []), announced]);
+    },
+    next(file) {
+      const already = seen.get(file)?.shift();
+      if (already !== undefined) return Promise.resolve(already);
+      return new Promise((resolve) => waiting.set(file, [...(waiting.get(file) ?? []), resolve]));
+    },
+  };
+}
 
 test('a file the host already announced (a tool\'s own export) is not announced twice', async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
-  const watcher = watchOutputs(env.host, { settleMs: 50 });
+  const decided = decisions();
+  const watcher = watchOutputs(env.host, { settleMs: 50, onDecided: decided.record });
   t.after(() => watcher.close());
   const sandbox = env.host.sandbox.conversation('c1');
   await sandbox.ensure();
@@ -93,14 +110,12 @@ test('a file the host already announced (a tool\'s own export) is not announced 
   const announced: string[] = [];
   env.host.on('attachment', (event) => announced.push(event.attachment.path));
   await writeFile(exportPath, 'a\n1\n');
-  // A file written after it is announced (the watcher reports files in the order they settle).
-  const sentinel = new Promise<void>((resolve) => env.host.on('attachment', (event) => event.attachment.path === 'outputs/after.txt' && resolve()));
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(await decided.next(exportPath), false, 'the export is not announced again');
   await writeFile(path.join(sandbox.folderPath('outputs'), 'after.txt'), 'x');
-  await sentinel;
+  assert.equal(await decided.next(path.join(sandbox.folderPath('outputs'), 'after.txt')), true);
   assert.deepEqual(announced, ['outputs/after.txt']);
   // Rewritten with another size, it is announced again.
-  const again = new Promise<void>((resolve) => env.host.on('attachment', (event) => event.attachment.path === 'outputs/export.csv' && resolve()));
   await writeFile(exportPath, 'a\n1\n2\n');
-  await again;
+  assert.equal(await decided.next(exportPath), true);
+  assert.deepEqual(announced, ['outputs/after.txt', 'outputs/export.csv']);
 });

@@ -1,5 +1,6 @@
+import { Type } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
-import type { ToolDefinition } from '../../host/tool.js';
+import { defineTool } from '../../host/define-tool.js';
 import { closeNames } from '../../util/close-names.js';
 import { expandArguments } from './expand-arguments.js';
 import { normalizeOverrides } from './normalize-overrides.js';
@@ -14,7 +15,7 @@ export const callWithArgsFileName = 'call_with_args_file';
  * the target; the history keeps this short call, the execution record the
  * expanded one.
  */
-export const callWithArgsFileTool: ToolDefinition = {
+export const callWithArgsFileTool = defineTool({
   name: callWithArgsFileName,
   description: [
     'Call another tool (local, or an upstream MCP tool such as github__create_issue) with its arguments read from a JSON file in the sandbox, so you never retype text or rows the host already holds.',
@@ -25,23 +26,26 @@ export const callWithArgsFileTool: ToolDefinition = {
     'Inside overrides, {"$file": "results/0012-get_issue.json"} stands for that file\'s content (text files as a string, JSON as its value, JSONL as an array of rows) and {"$file": PATH, "$pointer": "/0/body"} for one value in it (JSONL: /ROW/column, rows from 0), so one argument can be composed from several spills without a script.',
     'The merged arguments are checked against the target\'s input schema, shown to the user for approval when the policy asks, then sent as is. The args file and the expanded arguments are limited to args.maxBytes (1 MiB by default).',
   ].join(' '),
-  inputSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['tool', 'argsPath'],
-    properties: {
-      tool: { type: 'string', minLength: 1, description: 'Name of the tool to call, exactly as listed (e.g. "github__create_issue").' },
-      argsPath: { type: 'string', minLength: 1, description: 'Sandbox path of a JSON file holding the target\'s arguments object, e.g. "args/create_issue.json" or a spill such as "results/0012-get_issue.json".' },
-      overrides: {
-        description:
-          'Optional JSON object laid over the file\'s arguments (your own values win; arrays replace). Values may be {"$file": PATH} or {"$file": PATH, "$pointer": "/0/body"} to insert a sandbox file\'s content or one value from it.',
-      },
+  inputSchema: Type.Object(
+    {
+      tool: Type.String({ minLength: 1, description: 'Name of the tool to call, exactly as listed (e.g. "github__create_issue").' }),
+      argsPath: Type.String({
+        minLength: 1,
+        description: 'Sandbox path of a JSON file holding the target\'s arguments object, e.g. "args/create_issue.json" or a spill such as "results/0012-get_issue.json".',
+      }),
+      // Any JSON on purpose: models sometimes send the object as JSON text, which normalizeOverrides accepts.
+      overrides: Type.Optional(
+        Type.Unknown({
+          description:
+            'Optional JSON object laid over the file\'s arguments (your own values win; arrays replace). Values may be {"$file": PATH} or {"$file": PATH, "$pointer": "/0/body"} to insert a sandbox file\'s content or one value from it.',
+        }),
+      ),
     },
-  },
+    { additionalProperties: false },
+  ),
   annotations: { title: 'Call a tool with arguments from a file', openWorldHint: true },
   async handler(args, context) {
-    const target = args.tool as string;
-    const argsPath = args.argsPath as string;
+    const { tool: target, argsPath } = args;
     if (target === callWithArgsFileName) {
       throw new SpillwayError('DELEGATION_LOOP', `${callWithArgsFileName} cannot call itself. Name the tool that should receive the arguments in "tool" (e.g. an upstream tool like github__create_issue).`, {
         tool: target,
@@ -66,4 +70,4 @@ export const callWithArgsFileTool: ToolDefinition = {
     context.logger.debug({ target, argsPath: file.path, argsBytes: file.bytes, references: sources.length - 1 }, 'delegating call expanded');
     return await context.invoke(target, expanded, { argsPath: file.path, sources });
   },
-};
+});

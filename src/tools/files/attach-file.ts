@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { ToolDefinition } from '../../host/tool.js';
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../../host/define-tool.js';
+import type { ToolContext } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { createPendingFile, metadataSuffix } from '../../sandbox/index.js';
 import { isJsonObject } from '../../util/is-json-object.js';
@@ -9,22 +11,20 @@ import { renameNote, sizeText } from './describe-output.js';
 import { outputFilename } from './output-name.js';
 
 /** attach_file: a sandbox file copied as is into outputs/, for "just give me the file". */
-export const attachFileTool: ToolDefinition = {
+export const attachFileTool = defineTool({
   name: 'attach_file',
   description: [
     'Give the user a file from the sandbox exactly as it is (e.g. the full JSONL spill "results/0007-query_sql.jsonl", a script, a JSON result): it is copied into outputs/ and attached as a download.',
     'Pass the path; never read the file and retype it. Outputs are kept when old results expire.',
     'To change the format (CSV, Excel) use export_table instead. filename is a plain name with the same extension; a taken name gets a new one, which is reported.',
   ].join(' '),
-  inputSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['path'],
-    properties: {
-      path: { type: 'string', minLength: 1, description: 'Sandbox path of the file, e.g. "results/0007-query_sql.jsonl".' },
-      filename: { type: 'string', minLength: 1, description: 'Plain file name for outputs/. Default: the file\'s own name.' },
+  inputSchema: Type.Object(
+    {
+      path: Type.String({ minLength: 1, description: 'Sandbox path of the file, e.g. "results/0007-query_sql.jsonl".' }),
+      filename: Type.Optional(Type.String({ minLength: 1, description: 'Plain file name for outputs/. Default: the file\'s own name.' })),
     },
-  },
+    { additionalProperties: false },
+  ),
   spill: false,
   annotations: { title: 'Attach a sandbox file', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   async handler(args, context) {
@@ -66,10 +66,10 @@ export const attachFileTool: ToolDefinition = {
       attachments: [attachment],
     };
   },
-};
+});
 
 /** Rows of a spilled table, from its metadata, when the metadata is this file's. */
-async function spillRows(sandbox: Parameters<ToolDefinition['handler']>[1]['sandbox'], relative: string, bytes: number): Promise<number | undefined> {
+async function spillRows(sandbox: ToolContext['sandbox'], relative: string, bytes: number): Promise<number | undefined> {
   if (!relative.startsWith('results/')) return undefined;
   try {
     const { data } = await sandbox.readFile(relative + metadataSuffix, { maxBytes: 1024 * 1024 });

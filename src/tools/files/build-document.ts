@@ -1,7 +1,10 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
-import type { ToolDefinition } from '../../host/tool.js';
+import { defineTool } from '../../host/define-tool.js';
+import type { ToolContext, ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
+import { enumOf } from '../../util/schema-builders.js';
 import { formatCount, plural } from '../../util/format.js';
 import { renameNote, reportColumns, selectionNotes, sizeText } from './describe-output.js';
 import { documentSpecSchema, normalizeDocumentSpec, type DocumentSpec } from './document-spec.js';
@@ -9,32 +12,33 @@ import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
 import type { DocumentResult, DocumentTask } from './worker-task.js';
 
+const buildDocumentInput = Type.Object(
+  {
+    format: enumOf(['docx', 'pptx']),
+    spec: Type.Optional(documentSpecSchema({ description: 'The document, inline.' })),
+    specPath: Type.Optional(Type.String({ minLength: 1, description: 'Sandbox path of a JSON file holding the spec, e.g. "args/report-spec.json".' })),
+    filename: Type.Optional(Type.String({ minLength: 1, description: 'Plain file name for outputs/. Default: from the title.' })),
+  },
+  { additionalProperties: false },
+);
+
 /** build_document: a DOCX or PPTX whose tables are read from spill paths by a worker. */
 export function buildDocumentTool(services: FileToolServices): ToolDefinition {
-  return {
+  return defineTool({
     name: 'build_document',
-    description: [
+    description: (config) => [
       'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
       'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]} and {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"?,"sort"?,"range"?}.',
       'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
       'DOCX tables repeat their header row on every page; PPTX tables are split over as many slides as needed, header on each.',
-      'A document holds at most 5,000 table rows in all (documents.maxTableRows): for bigger tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
+      `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
+        ' tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
     ].join(' '),
-    inputSchema: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['format'],
-      properties: {
-        format: { enum: ['docx', 'pptx'] },
-        spec: { ...documentSpecSchema, description: 'The document, inline.' },
-        specPath: { type: 'string', minLength: 1, description: 'Sandbox path of a JSON file holding the spec, e.g. "args/report-spec.json".' },
-        filename: { type: 'string', minLength: 1, description: 'Plain file name for outputs/. Default: from the title.' },
-      },
-    },
+    inputSchema: buildDocumentInput,
     spill: false,
     annotations: { title: 'Build a document', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, context) {
-      const format = args.format as 'docx' | 'pptx';
+      const { format } = args;
       const spec = await readSpec(args, context);
       const filename = outputFilename({ requested: args.filename, sourcePath: defaultStem(spec.title), extension: format });
       await context.sandbox.ensure();
@@ -71,10 +75,10 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
         attachments: [attachment],
       };
     },
-  };
+  });
 }
 
-async function readSpec(args: Record<string, unknown>, context: Parameters<ToolDefinition['handler']>[1]): Promise<DocumentSpec> {
+async function readSpec(args: Static<typeof buildDocumentInput>, context: ToolContext): Promise<DocumentSpec> {
   if ((args.spec === undefined) === (args.specPath === undefined)) {
     throw new SpillwayError('INVALID_ARGUMENTS', 'Give the document either inline as spec or as specPath (a JSON file in the sandbox), not both and not neither.', {
       field: 'spec',

@@ -1,5 +1,7 @@
+import { Type, type SchemaOptions } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
 import { isJsonObject } from '../../util/is-json-object.js';
+import { enumOf } from '../../util/schema-builders.js';
 import { normalizeSelection, selectionSchema, type Selection } from './selection.js';
 
 /** A document block after validation; table blocks carry a normalised selection. */
@@ -18,33 +20,30 @@ export interface DocumentSpec {
 const maxTextChars = 100_000;
 const maxBlocks = 2_000;
 
-/** JSON Schema of a spec, for clients and the tool description (validation itself is done by {@link normalizeDocumentSpec}). */
-export const documentSpecSchema = {
-  type: 'object',
-  required: ['title', 'blocks'],
-  additionalProperties: false,
-  properties: {
-    title: { type: 'string', description: 'Document title (title page / title slide).' },
-    subtitle: { type: 'string' },
-    blocks: {
-      type: 'array',
-      description: 'Content in order.',
-      items: {
-        type: 'object',
-        required: ['type'],
-        properties: {
-          type: { enum: ['heading', 'paragraph', 'bullets', 'table'] },
-          text: { type: 'string', description: 'heading, paragraph' },
-          level: { enum: [1, 2, 3], description: 'heading level, default 1' },
-          items: { type: 'array', items: { type: 'string' }, description: 'bullets' },
-          source: { type: 'string', description: 'table: sandbox path of the rows, e.g. "results/0007-query_sql.jsonl"' },
-          title: { type: 'string', description: 'table: caption' },
-          ...selectionSchema,
-        },
-      },
+/**
+ * Schema of a spec, for clients and the tool's input schema. It is loose
+ * about which members each block type takes; {@link normalizeDocumentSpec}
+ * checks that (and sizes), for inline specs and spec files alike.
+ */
+export function documentSpecSchema(options: SchemaOptions = {}) {
+  const block = Type.Object({
+    type: enumOf(['heading', 'paragraph', 'bullets', 'table']),
+    text: Type.Optional(Type.String({ description: 'heading, paragraph' })),
+    level: Type.Optional(enumOf([1, 2, 3], { description: 'heading level, default 1' })),
+    items: Type.Optional(Type.Array(Type.String(), { description: 'bullets' })),
+    source: Type.Optional(Type.String({ description: 'table: sandbox path of the rows, e.g. "results/0007-query_sql.jsonl"' })),
+    title: Type.Optional(Type.String({ description: 'table: caption' })),
+    ...selectionSchema,
+  });
+  return Type.Object(
+    {
+      title: Type.String({ description: 'Document title (title page / title slide).' }),
+      subtitle: Type.Optional(Type.String()),
+      blocks: Type.Array(block, { description: 'Content in order.' }),
     },
-  },
-} as const;
+    { ...options, additionalProperties: false },
+  );
+}
 
 /**
  * Checks a document spec (inline or read from specPath) and returns it with

@@ -1,15 +1,18 @@
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { plural } from '../../util/format.js';
 import { renameNote, reportColumns, selectionNotes, sizeText } from './describe-output.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
-import { normalizeSelection, selectionSchema } from './selection.js';
+import { enumOf } from '../../util/schema-builders.js';
+import { selectionFromArguments, selectionSchema } from './selection.js';
 import type { TableResult, TableTask } from './worker-task.js';
 
 /** export_table: a CSV or XLSX file in outputs/ built by a worker from a spill path. */
 export function exportTableTool(services: FileToolServices): ToolDefinition {
-  return {
+  return defineTool({
     name: 'export_table',
     description: [
       'Build a CSV or Excel (XLSX) file for the user from a table file in the sandbox, and attach it as a download.',
@@ -18,33 +21,32 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
       'Optional: columns (names or {"name","header"}, in output order), sort ({"column","direction"} or a list; stable, numbers as numbers, empty values last), range ({"start","count"} after sorting, rows count from 0), filename (a plain name; a taken name gets a new one, which is reported).',
       'Filtering or aggregating is not done here: do that with query_sql first, then export its spill path.',
     ].join(' '),
-    inputSchema: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['source', 'format'],
-      properties: {
-        source: { type: 'string', minLength: 1, description: 'Sandbox path of the table, e.g. "results/0007-query_sql.jsonl".' },
-        format: { enum: ['csv', 'xlsx'], description: 'csv (UTF-8, RFC 4180) or xlsx (Excel).' },
+    inputSchema: Type.Object(
+      {
+        source: Type.String({ minLength: 1, description: 'Sandbox path of the table, e.g. "results/0007-query_sql.jsonl".' }),
+        format: enumOf(['csv', 'xlsx'], { description: 'csv (UTF-8, RFC 4180) or xlsx (Excel).' }),
         ...selectionSchema,
-        filename: { type: 'string', minLength: 1, description: 'Plain file name for outputs/, e.g. "sales-2026.xlsx". Default: the source name with the new extension.' },
+        filename: Type.Optional(
+          Type.String({ minLength: 1, description: 'Plain file name for outputs/, e.g. "sales-2026.xlsx". Default: the source name with the new extension.' }),
+        ),
       },
-    },
+      { additionalProperties: false },
+    ),
     spill: false,
     annotations: { title: 'Export a table file', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, context) {
-      const format = args.format as 'csv' | 'xlsx';
-      const selection = normalizeSelection(args);
-      const filename = outputFilename({ requested: args.filename, sourcePath: String(args.source), extension: format });
+      const { format, source } = args;
+      const selection = selectionFromArguments(args);
+      const filename = outputFilename({ requested: args.filename, sourcePath: source, extension: format });
       await context.sandbox.ensure();
       const location = { root: services.sandboxRoot, conversationId: context.conversationId };
       const task: TableTask = {
-        source: { kind: 'sandbox', ...location, path: String(args.source) },
+        source: { kind: 'sandbox', ...location, path: source },
         selection,
         output: { kind: 'sandbox', ...location, filename, onExisting: 'rename' },
       };
       const result = await services.runToOutput<TableResult>(format, task, context);
       const attachment = describeAttachment(context.sandbox, result.path, result.bytes, result.rows);
-      const source = String(args.source);
       const notes = [
         ...renameNote(result.requestedName, attachment.path),
         ...selectionNotes({ source, selection, stats: result.stats }),
@@ -65,6 +67,6 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
         attachments: [attachment],
       };
     },
-  };
+  });
 }
 

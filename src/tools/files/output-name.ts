@@ -13,13 +13,13 @@ const forbidden = /[\u0000-\u001f\u007f<>:"|?*]/;
  * than producing "report.xlsx" that holds CSV. Without a request, the source's
  * name is used with the new extension.
  */
-export function outputFilename(options: { requested: unknown; sourcePath: string; extension: string }): string {
+export function outputFilename(options: { requested: string | undefined; sourcePath: string; extension: string }): string {
   const { requested, sourcePath, extension } = options;
   if (requested === undefined) {
     const stem = path.posix.basename(sourcePath).replace(/\.[^.]*$/, '') || 'export';
     return `${stem.replace(/^\.+/, '')}.${extension}`;
   }
-  if (typeof requested !== 'string' || requested.trim() === '') {
+  if (requested.trim() === '') {
     throw new SpillwayError('INVALID_ARGUMENTS', 'filename must be a non-empty file name such as "sales.xlsx".', { field: 'filename' });
   }
   if (requested.includes('/') || requested.includes('\\')) {

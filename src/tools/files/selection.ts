@@ -1,5 +1,7 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
 import { isJsonObject } from '../../util/is-json-object.js';
+import { enumOf } from '../../util/schema-builders.js';
 
 /** One output column: the source column's name and the header written for it. */
 export interface OutputColumn {
@@ -26,79 +28,89 @@ export interface Selection {
   range?: RowRange;
 }
 
-/** The JSON Schema fragments every file tool shares (columns, sort, range). */
-const sortKeySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['column'],
-  properties: { column: { type: 'string', minLength: 1 }, direction: { enum: ['asc', 'desc'], description: 'Default asc.' } },
-} as const;
+const closed = { additionalProperties: false } as const;
 
+const sortKeySchema = Type.Object(
+  { column: Type.String({ minLength: 1 }), direction: Type.Optional(enumOf(['asc', 'desc'], { description: 'Default asc.' })) },
+  closed,
+);
+
+const columnSchema = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object({ name: Type.String({ minLength: 1 }), header: Type.Optional(Type.String()) }, closed),
+]);
+
+/** The argument schemas every file tool shares (columns, sort, range), for `Type.Object({...selectionSchema})`. */
 export const selectionSchema = {
-  columns: {
-    type: 'array',
-    minItems: 1,
-    description: 'Columns in output order: names, or {"name": "amount", "header": "Amount (EUR)"}. Default: every column of the source.',
-    items: {
-      anyOf: [
-        { type: 'string', minLength: 1 },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['name'],
-          properties: { name: { type: 'string', minLength: 1 }, header: { type: 'string' } },
-        },
-      ],
-    },
-  },
-  sort: {
-    description: 'Sort before the range: {"column": "amount", "direction": "desc"} or a list of them (first key first). Stable; numbers compare as numbers; empty values last.',
-    anyOf: [
-      sortKeySchema,
-      { type: 'array', items: sortKeySchema },
-    ],
-  },
-  range: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['start'],
-    description: 'Rows after sorting: {"start": 0, "count": 100} (start counts from 0; no count means to the end).',
-    properties: { start: { type: 'integer', minimum: 0 }, count: { type: 'integer', minimum: 0 } },
-  },
-} as const;
+  columns: Type.Optional(
+    Type.Array(columnSchema, {
+      minItems: 1,
+      description: 'Columns in output order: names, or {"name": "amount", "header": "Amount (EUR)"}. Default: every column of the source.',
+    }),
+  ),
+  sort: Type.Optional(
+    Type.Union([sortKeySchema, Type.Array(sortKeySchema)], {
+      description: 'Sort before the range: {"column": "amount", "direction": "desc"} or a list of them (first key first). Stable; numbers compare as numbers; empty values last.',
+    }),
+  ),
+  range: Type.Optional(
+    Type.Object(
+      { start: Type.Integer({ minimum: 0 }), count: Type.Optional(Type.Integer({ minimum: 0 })) },
+      { ...closed, description: 'Rows after sorting: {"start": 0, "count": 100} (start counts from 0; no count means to the end).' },
+    ),
+  ),
+};
 
+const selectionArguments = Type.Object(selectionSchema);
 
-/**
- * Checks and normalises the selection arguments a model (or the CLI) gave.
- * The host's schema check runs first for tools; this still validates, because
- * the CLI and document specs reach it without a schema.
- */
-export function normalizeSelection(input: { columns?: unknown; sort?: unknown; range?: unknown }, where = ''): Selection {
-  const selection: Selection = { sort: normalizeSort(input.sort, where) };
-  if (input.columns !== undefined) selection.columns = normalizeColumns(input.columns, where);
-  if (input.range !== undefined) selection.range = normalizeRange(input.range, where);
+/** columns, sort and range as a tool receives them once the host has checked them against {@link selectionSchema}. */
+export type SelectionArguments = Static<typeof selectionArguments>;
+
+/** The selection of arguments that passed {@link selectionSchema}: only defaults are filled in, nothing is checked again. */
+export function selectionFromArguments(input: SelectionArguments): Selection {
+  const sort = input.sort === undefined ? [] : Array.isArray(input.sort) ? input.sort : [input.sort];
+  const selection: Selection = { sort: sort.map((key) => ({ column: key.column, direction: key.direction ?? 'asc' })) };
+  if (input.columns !== undefined) {
+    selection.columns = input.columns.map((column) =>
+      typeof column === 'string' ? { name: column, header: column } : { name: column.name, header: column.header ?? column.name },
+    );
+  }
+  if (input.range !== undefined) {
+    const { start, count } = input.range;
+    selection.range = count === undefined ? { start } : { start, count };
+  }
   return selection;
 }
 
-function normalizeColumns(input: unknown, where: string): OutputColumn[] {
+/**
+ * Checks and normalises selection arguments that no schema has checked: the
+ * CLI's options and the tables of a document spec read from a file. Tools
+ * get theirs checked by the host and use {@link selectionFromArguments}.
+ */
+export function normalizeSelection(input: { columns?: unknown; sort?: unknown; range?: unknown }, where = ''): Selection {
+  checkSort(input.sort, where);
+  if (input.columns !== undefined) checkColumns(input.columns, where);
+  if (input.range !== undefined) checkRange(input.range, where);
+  return selectionFromArguments(input as SelectionArguments);
+}
+
+function checkColumns(input: unknown, where: string): void {
   if (!Array.isArray(input) || input.length === 0) {
     throw new SpillwayError('INVALID_ARGUMENTS', `${where}columns must be a non-empty list of column names or {"name", "header"} objects.`, { field: `${where}columns` });
   }
-  return input.map((item, index) => {
-    if (typeof item === 'string' && item.length > 0) return { name: item, header: item };
-    if (isJsonObject(item) && typeof item.name === 'string' && item.name.length > 0 && (item.header === undefined || typeof item.header === 'string')) {
-      return { name: item.name, header: item.header ?? item.name };
-    }
+  input.forEach((item, index) => {
+    if (typeof item === 'string' && item.length > 0) return;
+    if (isJsonObject(item) && typeof item.name === 'string' && item.name.length > 0 && (item.header === undefined || typeof item.header === 'string')) return;
     throw new SpillwayError('INVALID_ARGUMENTS', `${where}columns[${index}] must be a column name or {"name": "...", "header": "..."}.`, {
       field: `${where}columns[${index}]`,
     });
   });
 }
 
-function normalizeSort(input: unknown, where: string): SortKey[] {
-  if (input === undefined) return [];
+function checkSort(input: unknown, where: string): void {
+  if (input === undefined) return;
   const keys = Array.isArray(input) ? input : [input];
-  return keys.map((key, index) => {
+  keys.forEach((key, index) => {
     if (!isJsonObject(key) || typeof key.column !== 'string' || key.column.length === 0) {
       throw new SpillwayError('INVALID_ARGUMENTS', `${where}sort[${index}] must be {"column": "name", "direction": "asc" | "desc"}.`, { field: `${where}sort` });
     }
@@ -108,15 +120,14 @@ function normalizeSort(input: unknown, where: string): SortKey[] {
         field: `${where}sort`,
       });
     }
-    return { column: key.column, direction };
   });
 }
 
-function normalizeRange(input: unknown, where: string): RowRange {
+function checkRange(input: unknown, where: string): void {
   if (!isJsonObject(input)) {
     throw new SpillwayError('INVALID_RANGE', `${where}range must be {"start": 0, "count": 100}.`, { field: `${where}range` });
   }
-  const check = (name: 'start' | 'count', value: unknown): number => {
+  const check = (name: 'start' | 'count', value: unknown): void => {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
       throw new SpillwayError(
         'INVALID_RANGE',
@@ -124,11 +135,9 @@ function normalizeRange(input: unknown, where: string): RowRange {
         { field: `${where}range.${name}`, value },
       );
     }
-    return value;
   };
-  const range: RowRange = { start: check('start', input.start) };
-  if (input.count !== undefined) range.count = check('count', input.count);
-  return range;
+  check('start', input.start);
+  if (input.count !== undefined) check('count', input.count);
 }
 
 /** "rows 1–100" style description of a range for messages. */

@@ -1,7 +1,8 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { ToolDefinition } from '../../host/tool.js';
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../../host/define-tool.js';
 import { isTempName, readSidecar } from '../../sandbox/index.js';
 import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
@@ -17,20 +18,17 @@ export interface FileEntry {
   expiresAt?: string;
 }
 
-export const listFilesTool: ToolDefinition = {
+export const listFilesTool = defineTool({
   name: 'list_files',
   description: [
-    'List the files of this conversation\'s sandbox with size, format, rows (for tables) and expiry time.',
+    "List the files of this conversation's sandbox with size, format, rows (for tables) and expiry time.",
     'Folders: results/ (spilled tool results), errors/ (full error texts), args/ (arguments files), scripts/, outputs/ (files given to the user; never expire).',
     'Give dir (e.g. "results") to list one folder.',
   ].join(' '),
-  inputSchema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      dir: { type: 'string', description: 'A folder relative to the conversation folder, e.g. "results". Default: all folders.' },
-    },
-  },
+  inputSchema: Type.Object(
+    { dir: Type.Optional(Type.String({ description: 'A folder relative to the conversation folder, e.g. "results". Default: all folders.' })) },
+    { additionalProperties: false },
+  ),
   spill: false,
   annotations: { title: 'List sandbox files', readOnlyHint: true },
   async handler(args, context) {
@@ -78,7 +76,7 @@ export const listFilesTool: ToolDefinition = {
     if (more > 0) result.note = `${more} more file(s) not listed (cap ${max}); list one folder with dir.`;
     return { value: result };
   },
-};
+});
 
 async function readMetadata(file: string): Promise<Partial<SpillRef> | undefined> {
   try {

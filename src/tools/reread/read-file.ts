@@ -1,31 +1,30 @@
+import { Type } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
-import type { ToolDefinition } from '../../host/tool.js';
+import { defineTool } from '../../host/define-tool.js';
 import { formatCount } from '../../util/format.js';
 import { capLine, looksBinary, readLines } from './read-lines.js';
 
-export const readFileTool: ToolDefinition = {
+export const readFileTool = defineTool({
   name: 'read_file',
   description: [
     'Read numbered lines of a file in this conversation\'s sandbox (a spilled result in results/, an error in errors/, an args file, a script, an output).',
     'Paths are relative to the conversation folder, exactly as a spill reference gives them, e.g. "results/0007-query_sql.jsonl". JSONL tables have one row per line.',
     'offset is the first line (1-based), limit the number of lines. Use this to look at data, not to copy it: to turn a spill into a file or another tool\'s arguments, pass its path to export_table, draw_table, build_document or call_with_args_file.',
   ].join(' '),
-  inputSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['path'],
-    properties: {
-      path: { type: 'string', description: 'File path relative to the conversation folder, e.g. "results/0007-query_sql.jsonl".' },
-      offset: { type: 'integer', minimum: 1, description: 'First line to return (1-based). Default 1.' },
-      limit: { type: 'integer', minimum: 1, description: 'Number of lines to return. Default and maximum set by the host.' },
+  inputSchema: Type.Object(
+    {
+      path: Type.String({ description: 'File path relative to the conversation folder, e.g. "results/0007-query_sql.jsonl".' }),
+      offset: Type.Optional(Type.Integer({ minimum: 1, description: 'First line to return (1-based). Default 1.' })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: 'Number of lines to return. Default and maximum set by the host.' })),
     },
-  },
+    { additionalProperties: false },
+  ),
   spill: false,
   annotations: { title: 'Read a sandbox file', readOnlyHint: true },
   async handler(args, context) {
     const caps = context.config.reread;
-    const offset = (args.offset as number | undefined) ?? 1;
-    const limit = Math.min((args.limit as number | undefined) ?? caps.maxLines, caps.maxLines);
+    const offset = args.offset ?? 1;
+    const limit = Math.min(args.limit ?? caps.maxLines, caps.maxLines);
     const file = await context.sandbox.openRead(args.path);
     try {
       if (await looksBinary(file)) {
@@ -64,4 +63,4 @@ export const readFileTool: ToolDefinition = {
       await file.handle.close();
     }
   },
-};
+});

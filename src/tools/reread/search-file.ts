@@ -1,5 +1,6 @@
+import { Type } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
-import type { ToolDefinition } from '../../host/tool.js';
+import { defineTool } from '../../host/define-tool.js';
 import { formatCount } from '../../util/format.js';
 import { compileUserRegExp } from '../../util/safe-regexp.js';
 import { capLine, looksBinary, readLines } from './read-lines.js';
@@ -7,32 +8,34 @@ import { capLine, looksBinary, readLines } from './read-lines.js';
 /** A search that runs longer stops and says how far it got. */
 const searchTimeLimitMs = 30_000;
 
-export const searchFileTool: ToolDefinition = {
+export const searchFileTool = defineTool({
   name: 'search_file',
   description: [
     'Find the lines of a sandbox file that contain a text (or match a regular expression with regex: true), with their line numbers.',
     'Use it to locate something in a large spilled result, then read_file with offset to see the surroundings.',
     'Matching is case-sensitive text by default. To filter or aggregate rows, write SQL instead (query_sql).',
   ].join(' '),
-  inputSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['path', 'pattern'],
-    properties: {
-      path: { type: 'string', description: 'File path relative to the conversation folder.' },
-      pattern: { type: 'string', minLength: 1, maxLength: 4096, description: 'Text to find (or a regular expression when regex is true: RE2 syntax, linear time; no backreferences or lookaround).' },
-      regex: { type: 'boolean', description: 'Treat pattern as a regular expression. Default false.' },
-      ignoreCase: { type: 'boolean', description: 'Case-insensitive matching. Default false.' },
-      limit: { type: 'integer', minimum: 1, description: 'Most matches to return.' },
+  inputSchema: Type.Object(
+    {
+      path: Type.String({ description: 'File path relative to the conversation folder.' }),
+      pattern: Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description: 'Text to find (or a regular expression when regex is true: RE2 syntax, linear time; no backreferences or lookaround).',
+      }),
+      regex: Type.Optional(Type.Boolean({ description: 'Treat pattern as a regular expression. Default false.' })),
+      ignoreCase: Type.Optional(Type.Boolean({ description: 'Case-insensitive matching. Default false.' })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: 'Most matches to return.' })),
     },
-  },
+    { additionalProperties: false },
+  ),
   spill: false,
   annotations: { title: 'Search a sandbox file', readOnlyHint: true },
   async handler(args, context) {
     const caps = context.config.reread;
-    const pattern = args.pattern as string;
+    const { pattern } = args;
     const ignoreCase = args.ignoreCase === true;
-    const limit = Math.min((args.limit as number | undefined) ?? caps.maxMatches, caps.maxMatches);
+    const limit = Math.min(args.limit ?? caps.maxMatches, caps.maxMatches);
     const matches = args.regex === true ? regexMatcher(pattern, ignoreCase) : textMatcher(pattern, ignoreCase);
     const file = await context.sandbox.openRead(args.path);
     try {
@@ -67,12 +70,14 @@ export const searchFileTool: ToolDefinition = {
       }
       if (found === 0) return { value: `[No line of ${file.relative} (${formatCount(total)} lines) matches ${JSON.stringify(pattern)}.]` };
       const shown = out.length < found ? `; showing the first ${formatCount(out.length)} (cap reached; narrow the pattern)` : '';
-      return { value: `[${formatCount(found)} matching line${found === 1 ? '' : 's'} in ${file.relative} (${formatCount(total)} lines)${shown}]\n${out.join('\n')}` };
+      return {
+        value: `[${formatCount(found)} matching line${found === 1 ? '' : 's'} in ${file.relative} (${formatCount(total)} lines)${shown}]\n${out.join('\n')}`,
+      };
     } finally {
       await file.handle.close();
     }
   },
-};
+});
 
 function textMatcher(pattern: string, ignoreCase: boolean): (line: string) => boolean {
   if (!ignoreCase) return (line) => line.includes(pattern);

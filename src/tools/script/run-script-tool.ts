@@ -1,4 +1,6 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
+import { defineTool } from '../../host/define-tool.js';
 import type { Attachment, ToolContext, ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { formatBytes, formatCount } from '../../util/format.js';
@@ -35,20 +37,25 @@ function description(limits: ScriptLimits): string {
   ].join(' ');
 }
 
-/** The run_script tool, bound to a runner (worker threads) owned by the host. */
-export function runScriptTool(runner: ScriptRunner, limits: ScriptLimits): ToolDefinition {
-  return {
+const runScriptInput = Type.Object(
+  {
+    code: Type.Optional(
+      Type.String({ minLength: 1, description: 'JavaScript to run (the body of an async function; `return` hands back the result). Give code or path, not both.' }),
+    ),
+    path: Type.Optional(
+      Type.String({ minLength: 1, description: 'A script file under scripts/, e.g. "scripts/reshape.js" (written with write_file). Give code or path, not both.' }),
+    ),
+    args: Type.Optional(Type.Unknown({ description: 'Any JSON value, available to the script as the global `args`. Default {}.' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The run_script tool, bound to a runner (worker threads) owned by the host. Its limits come from the configuration of each call (and of each listing). */
+export function runScriptTool(runner: ScriptRunner): ToolDefinition {
+  return defineTool({
     name: 'run_script',
-    description: description(limits),
-    inputSchema: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        code: { type: 'string', minLength: 1, description: 'JavaScript to run (the body of an async function; `return` hands back the result). Give code or path, not both.' },
-        path: { type: 'string', minLength: 1, description: 'A script file under scripts/, e.g. "scripts/reshape.js" (written with write_file). Give code or path, not both.' },
-        args: { description: 'Any JSON value, available to the script as the global `args`. Default {}.' },
-      },
-    },
+    description: (config) => description(limitsFromConfig(config)),
+    inputSchema: runScriptInput,
     annotations: { title: 'Run a sandboxed script', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, context) {
       const runLimits = limitsFromConfig(context.config);
@@ -69,17 +76,17 @@ export function runScriptTool(runner: ScriptRunner, limits: ScriptLimits): ToolD
         .map((file) => describeAttachment(context.sandbox, file.absolute, file.bytes));
       return attachments.length > 0 ? { value, attachments } : { value };
     },
-  };
+  });
 }
 
-async function loadSource(args: Record<string, unknown>, context: ToolContext, limits: ScriptLimits): Promise<{ source: string; filename: string }> {
+async function loadSource(args: Static<typeof runScriptInput>, context: ToolContext, limits: ScriptLimits): Promise<{ source: string; filename: string }> {
   const { code, path } = args;
   if ((code === undefined) === (path === undefined)) {
     throw new SpillwayError('INVALID_ARGUMENTS', 'Give exactly one of code (the script inline) or path (a script file under scripts/).', {
       errors: [{ path: '', message: 'exactly one of code or path is required' }],
     });
   }
-  if (typeof code === 'string') {
+  if (code !== undefined) {
     if (Buffer.byteLength(code) > limits.argsMaxBytes) {
       throw new SpillwayError('RESULT_TOO_LARGE', `The code is longer than ${formatCount(limits.argsMaxBytes)} bytes; save it with write_file under scripts/ and run it by path.`);
     }

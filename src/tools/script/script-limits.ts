@@ -1,4 +1,4 @@
-import type { Config } from '../../config/types.js';
+import type { Config } from '../../config/schema.js';
 import { SpillwayError } from '../../errors.js';
 import { formatBytes, formatCount } from '../../util/format.js';
 

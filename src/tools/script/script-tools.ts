@@ -1,7 +1,6 @@
 import type { Host } from '../../host/host.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { runScriptTool } from './run-script-tool.js';
-import { limitsFromConfig } from './script-limits.js';
 import { ScriptRunner } from './script-runner.js';
 import { writeFileTool } from './write-file.js';
 
@@ -18,5 +17,5 @@ export function scriptTools(host: Host): ToolDefinition[] {
   });
   host.onClose(() => runner.close());
   host.setHealthSource('scripts', () => runner.stats());
-  return [runScriptTool(runner, limitsFromConfig(host.config)), writeFileTool];
+  return [runScriptTool(runner), writeFileTool];
 }

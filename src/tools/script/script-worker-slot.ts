@@ -21,7 +21,14 @@ export interface SlotRunOptions {
   /** When the watchdog terminates the worker (epoch ms), past the interrupt deadline. */
   killAt: number;
   signal: AbortSignal;
+  /** Arms the watchdog (`fire` at killAt) and returns its disarm; tests pass their own trigger. Default: a timer. */
+  armWatchdog?: (fire: () => void, killAt: number) => () => void;
 }
+
+const timerWatchdog = (fire: () => void, killAt: number): (() => void) => {
+  const timer = setTimeout(fire, Math.max(0, killAt - Date.now()));
+  return () => clearTimeout(timer);
+};
 
 /** V8 heap for the worker: the guest's data passes through it as text, so a few times the guest's memory. */
 export function workerHeapMb(limits: ScriptLimits): number {
@@ -109,7 +116,7 @@ export class ScriptWorkerSlot {
         if (settled) return;
         settled = true;
         this.abortCurrent = undefined;
-        clearTimeout(watchdog);
+        disarmWatchdog();
         options.signal.removeEventListener('abort', onAbort);
         this.worker.off('message', onMessage);
         this.worker.off('error', onError);
@@ -140,7 +147,7 @@ export class ScriptWorkerSlot {
       };
       const onExit = (code: number): void => stop(new SpillwayError('WORKER_FAILED', `The script worker exited unexpectedly (code ${code}).`));
       const onAbort = (): void => stop(new SpillwayError('TOOL_FAILED', 'The call was cancelled; the script was stopped.'));
-      const watchdog = setTimeout(() => {
+      const disarmWatchdog = (options.armWatchdog ?? timerWatchdog)(() => {
         this.logger.warn({ runId: message.runId }, 'script overran its deadline; watchdog terminated the worker');
         stop(
           limitError(
@@ -150,7 +157,7 @@ export class ScriptWorkerSlot {
             'Do less work in one run, and build big strings and arrays step by step.',
           ),
         );
-      }, Math.max(0, options.killAt - Date.now()));
+      }, options.killAt);
 
       this.abortCurrent = (error) => finish({ ok: false, error: error.toJSON(), retire: true });
       this.worker.on('message', onMessage);

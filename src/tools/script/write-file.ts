@@ -1,6 +1,7 @@
 import path from 'node:path';
+import { Type } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
-import type { ToolDefinition } from '../../host/tool.js';
+import { defineTool } from '../../host/define-tool.js';
 import type { ConversationFolder } from '../../sandbox/layout.js';
 import { formatCount } from '../../util/format.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
@@ -8,29 +9,26 @@ import { parseJsonSafely } from '../../util/safe-json.js';
 /** write_file writes model-authored files only: argument overlays and scripts. */
 export const writeFileFolders: readonly ConversationFolder[] = ['args', 'scripts'];
 
-export const writeFileTool: ToolDefinition = {
+export const writeFileTool = defineTool({
   name: 'write_file',
   description: [
     'Write a file you authored into this conversation\'s sandbox: an arguments file under args/ (for call_with_args_file) or a script under scripts/ (for run_script with path).',
     'content is text, or any JSON value (written pretty-printed). An existing file at that path is replaced. At most args.maxBytes.',
     'Do not copy data from tool results into content: to turn a spill file into arguments, use run_script (readRows → writeJson(\'args/x.json\', …)), then call_with_args_file.',
   ].join(' '),
-  inputSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['path', 'content'],
-    properties: {
-      path: { type: 'string', minLength: 1, description: 'Where to write, under args/ or scripts/, e.g. "args/issue.json" or "scripts/reshape.js".' },
-      content: { description: 'The file content: a string is written as is; any other JSON value is written as pretty-printed JSON.' },
+  inputSchema: Type.Object(
+    {
+      path: Type.String({ minLength: 1, description: 'Where to write, under args/ or scripts/, e.g. "args/issue.json" or "scripts/reshape.js".' }),
+      content: Type.Unknown({ description: 'The file content: a string is written as is; any other JSON value is written as pretty-printed JSON.' }),
     },
-  },
+    { additionalProperties: false },
+  ),
   spill: false,
   annotations: { title: 'Write an args file or script', readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   async handler(args, context) {
     const { sandbox, config } = context;
-    const target = args.path;
-    sandbox.checkPath(target, { folders: writeFileFolders });
-    const relative = String(target);
+    const { path: relative } = args;
+    sandbox.checkPath(relative, { folders: writeFileFolders });
     const text = typeof args.content === 'string' ? args.content : `${JSON.stringify(args.content ?? null, null, 2)}\n`;
     const bytes = Buffer.byteLength(text);
     if (bytes > config.args.maxBytes) {
@@ -51,7 +49,7 @@ export const writeFileTool: ToolDefinition = {
         );
       }
     }
-    const written = await sandbox.writeFile(target, text, { folders: writeFileFolders, overwrite: true });
+    const written = await sandbox.writeFile(relative, text, { folders: writeFileFolders, overwrite: true });
     return { value: { path: written.relative, bytes } };
   },
-};
+});

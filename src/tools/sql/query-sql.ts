@@ -1,4 +1,6 @@
-import type { Config } from '../../config/types.js';
+import { Type } from '@sinclair/typebox';
+import type { Config } from '../../config/schema.js';
+import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import type { LazySqlSource } from '../../sql/open-sql-source.js';
 import type { SqlResult } from '../../sql/sql-source.js';
@@ -29,39 +31,37 @@ function describeSource(config: Config): string {
  * @example
  * // {"sql": "SELECT country, count(*) AS n FROM transactions WHERE label = 'fraud' GROUP BY country", "label": "fraud by country"}
  */
-export function querySqlTool(options: { source: LazySqlSource; config: Config }): ToolDefinition {
-  const dialect = options.config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite';
-  return {
+export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition {
+  return defineTool({
     name: 'query_sql',
-    description: [
-      `Runs one read-only SQL statement (${dialect} dialect) against ${describeSource(options.config)}`,
-      'Filter, join, group and sort in SQL: the file tools do not filter.',
-      'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows and sql.maxBytes bytes are returned (cutAtBytes says when the byte limit cut the rows).',
-      'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
-      'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
-    ].join(' '),
-    inputSchema: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['sql'],
-      properties: {
-        sql: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 100_000,
-          description: 'One SELECT (or WITH … SELECT) statement. No trailing second statement.',
-        },
-        label: {
-          type: 'string',
-          maxLength: 200,
-          description: 'A short name for what the result is (e.g. "fraud by country"); kept with the result and its file.',
-        },
+    // The dialect and the tables follow sql.source, which a configuration reload may change.
+    description: (config) =>
+      [
+        `Runs one read-only SQL statement (${config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite'} dialect) against ${describeSource(config)}`,
+        'Filter, join, group and sort in SQL: the file tools do not filter.',
+        'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows and sql.maxBytes bytes are returned (cutAtBytes says when the byte limit cut the rows).',
+        'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
+        'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
+      ].join(' '),
+    inputSchema: Type.Object(
+      {
+        sql: Type.String({ minLength: 1, maxLength: 100_000, description: 'One SELECT (or WITH … SELECT) statement. No trailing second statement.' }),
+        label: Type.Optional(
+          Type.String({ maxLength: 200, description: 'A short name for what the result is (e.g. "fraud by country"); kept with the result and its file.' }),
+        ),
       },
-    },
-    annotations: { title: 'Query SQL (read-only)', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: options.config.sql.source.type === 'postgres' },
+      { additionalProperties: false },
+    ),
+    annotations: (config) => ({
+      title: 'Query SQL (read-only)',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: config.sql.source.type === 'postgres',
+    }),
     async handler(args, context) {
-      const sql = args.sql as string;
-      const label = typeof args.label === 'string' && args.label.length > 0 ? args.label : undefined;
+      const { sql } = args;
+      const label = args.label === '' ? undefined : args.label;
       const { maxRows, timeoutMs, maxBytes } = context.config.sql;
       const source = await options.source.get(context.config);
       const started = performance.now();
@@ -72,7 +72,7 @@ export function querySqlTool(options: { source: LazySqlSource; config: Config })
       );
       return { value: presentQueryResult(result, { label, maxRows }) };
     },
-  };
+  });
 }
 
 /** The tool's value: counts and notes first (they stay in the spill metadata), rows last. */
@@ -84,12 +84,12 @@ export function presentQueryResult(result: SqlResult, options: { label: string |
     result.cutAtBytes !== undefined
       ? `${formatCount(returned)} ${result.total === null ? '' : `of ${formatCount(result.total)} `}rows returned: the result was cut at ${formatBytes(result.cutAtBytes)} (the byte limit, sql.maxBytes) before the row limit. ${result.total === null ? 'More rows match. ' : ''}Select fewer or shorter columns, or ${narrow.charAt(0).toLowerCase()}${narrow.slice(1)}`
       : result.total === null
-      ? `${formatCount(returned)} rows returned (the row limit, sql.maxRows); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
-      : limited
-        ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (sql.maxRows) is ${formatCount(options.maxRows)}. The total is the database's own count. ${narrow}`
-        : returned === 0
-          ? 'The query matched no rows.'
-          : `${plural(returned, 'row')}, all returned.`;
+        ? `${formatCount(returned)} rows returned (the row limit, sql.maxRows); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
+        : limited
+          ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (sql.maxRows) is ${formatCount(options.maxRows)}. The total is the database's own count. ${narrow}`
+          : returned === 0
+            ? 'The query matched no rows.'
+            : `${plural(returned, 'row')}, all returned.`;
   const notes = [...result.notes];
   if (result.blobColumns.length > 0) {
     notes.push(`BLOB values in ${result.blobColumns.map((column) => JSON.stringify(column)).join(', ')} are given as base64 strings.`);

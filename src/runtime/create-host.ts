@@ -1,10 +1,12 @@
 import { loadConfig } from '../config/load-config.js';
-import type { Config } from '../config/types.js';
+import type { Config } from '../config/schema.js';
+import { Host } from '../host/host.js';
+import type { ApprovalHandler } from '../host/tool.js';
 import type { Logger } from '../log/logger.js';
+import type { DiskQuotaGuard } from '../retention/disk-quota-guard.js';
+import { installDiskQuota } from '../retention/install-disk-quota.js';
 import { SandboxRoot } from '../sandbox/index.js';
 import { builtinTools } from '../tools/builtin-tools.js';
-import { Host } from './host.js';
-import type { ApprovalHandler } from './tool.js';
 
 export interface CreateHostOptions {
   /** A loaded configuration; when absent, config/default.json (plus SPILLWAY_CONFIG) is loaded. */
@@ -17,9 +19,16 @@ export interface CreateHostOptions {
   now?: () => Date;
 }
 
+/** A host as createHost assembles it, with the disk-quota guard on its spills (the scheduled sweep shares it). */
+export interface AssembledHost {
+  host: Host;
+  quota: DiskQuotaGuard;
+}
+
 /**
- * Creates a host: opens the sandbox root (creating it and its marker when new)
- * and registers the built-in tools.
+ * Creates a host: opens the sandbox root (creating it and its marker when new),
+ * puts its spills under the disk quota (retention.maxBytes*) and registers the
+ * built-in tools.
  *
  * @example
  * const host = await createHost({ config: loadConfig({ overrides: { sandbox: { root: './sandbox' } } }) });
@@ -28,6 +37,11 @@ export interface CreateHostOptions {
  * result.spill?.path; // "results/0001-query.jsonl"
  */
 export async function createHost(options: CreateHostOptions = {}): Promise<Host> {
+  return (await assembleHost(options)).host;
+}
+
+/** createHost, also handing back the parts a server wires to its services (startRuntime). */
+export async function assembleHost(options: CreateHostOptions = {}): Promise<AssembledHost> {
   const config = options.config ?? loadConfig();
   const sandbox = await SandboxRoot.open(config.sandbox.root);
   const host = new Host({
@@ -37,8 +51,9 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
+  const quota = installDiskQuota(host, options.now === undefined ? {} : { now: options.now });
   if (options.builtins !== false) {
     for (const tool of await builtinTools(host)) host.registerTool(tool);
   }
-  return host;
+  return { host, quota };
 }

@@ -1,0 +1,323 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { enumOf, oneOf, recordOf } from '../util/schema-builders.js';
+
+/**
+ * The configuration schema: the one place a key, its type, its limits, its
+ * description and its default are written. It is the JSON Schema ajv checks
+ * a configuration against, `Config` is derived from it, and
+ * config/schema.json, config/default.json and docs/configuration.md are
+ * generated from it (`npm run docs`; a test fails when they are stale).
+ */
+
+const decision = enumOf(['allow', 'deny', 'ask']);
+
+const closed = { additionalProperties: false } as const;
+
+const spillToolOverride = Type.Object(
+  {
+    thresholdChars: Type.Optional(Type.Integer({ minimum: 0, description: 'Spill threshold for these tools.' })),
+    inlineMaxTokens: Type.Optional(Type.Integer({ minimum: 1, description: 'Inline token cap for these tools.' })),
+    spill: Type.Optional(Type.Boolean({ description: "false keeps these tools' results inline (never written to a file)." })),
+  },
+  closed,
+);
+
+const stringMap = recordOf(Type.String());
+
+const upstreamServer = oneOf([
+  Type.Object(
+    {
+      command: Type.String({ minLength: 1, description: 'Program to start (stdio transport).' }),
+      args: Type.Optional(Type.Array(Type.String())),
+      env: Type.Optional(stringMap),
+      cwd: Type.Optional(Type.String()),
+      timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    },
+    closed,
+  ),
+  Type.Object(
+    {
+      url: Type.String({ pattern: '^https?://', description: 'Streamable HTTP endpoint.' }),
+      headers: Type.Optional(stringMap),
+      timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    },
+    closed,
+  ),
+]);
+
+const sqlSource = oneOf(
+  [
+    Type.Object(
+      {
+        type: Type.Literal('demo', {
+          description:
+            'demo: the embedded SQLite database, built from demo.seed in data.dir on first start. sqlite: a SQLite file, opened read-only. postgres: a PostgreSQL server, every query in a READ ONLY transaction.',
+        }),
+      },
+      closed,
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('sqlite'),
+        file: Type.String({ minLength: 1, description: 'Path of an existing SQLite database file; opened read-only and never created or changed.' }),
+      },
+      closed,
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('postgres'),
+        url: Type.String({
+          pattern: '^postgres(ql)?://',
+          description:
+            "Connection URL, e.g. postgres://reader:secret@db.internal:5432/shop. Use a role with SELECT rights only: the read-only transaction stops writes to the database, the role's rights govern functions with effects outside it.",
+        }),
+      },
+      closed,
+    ),
+  ],
+  { description: 'Which database query_sql reads.', default: { type: 'demo' } },
+);
+
+export const configSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String({ description: 'Ignored; lets editors find this schema.' })),
+    sandbox: Type.Object(
+      {
+        root: Type.String({
+          minLength: 1,
+          default: 'sandbox',
+          description: 'Sandbox root folder. Holds the .spillway-sandbox marker and one folder per conversation.',
+        }),
+      },
+      { ...closed, description: 'Where spilled results, argument files, scripts and outputs live.' },
+    ),
+    data: Type.Object(
+      {
+        dir: Type.String({ minLength: 1, default: 'data', description: 'Folder for the execution record (records.jsonl) and the embedded demo database.' }),
+      },
+      { ...closed, description: 'Host state that is not conversation data.' },
+    ),
+    server: Type.Object(
+      {
+        host: Type.String({
+          minLength: 1,
+          default: '127.0.0.1',
+          description: 'Address to listen on. Keep 127.0.0.1 unless a proxy with authentication is in front.',
+        }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8787, description: 'TCP port; 0 picks a free one.' }),
+        path: Type.String({ pattern: '^/', default: '/mcp', description: 'URL path of the MCP endpoint.' }),
+        sessionIdleMs: Type.Integer({
+          minimum: 1000,
+          default: 21_600_000,
+          description: "An HTTP MCP session with no request for this long is closed (its conversation's files stay until retention).",
+        }),
+      },
+      { ...closed, description: 'The MCP front over Streamable HTTP (`spillway serve`).' },
+    ),
+    spill: Type.Object(
+      {
+        thresholdChars: Type.Integer({
+          minimum: 0,
+          default: 1000,
+          description: 'Results longer than this many characters (after MCP unwrapping) are spilled to results/ or errors/.',
+        }),
+        tools: recordOf(spillToolOverride, {
+          default: {},
+          description:
+            'Per-tool overrides keyed by tool-name pattern (`*` matches any run of characters, e.g. `github__*`). The most specific pattern (fewest wildcards, then longest) wins.',
+        }),
+      },
+      { ...closed, description: 'When a tool result is written to a sandbox file.' },
+    ),
+    inline: Type.Object(
+      {
+        maxTokens: Type.Integer({
+          minimum: 1,
+          default: 50_000,
+          description: 'Above this many tokens the model gets a whole-record prefix and a sentence saying how much it shows.',
+        }),
+        bytesPerToken: Type.Number({
+          exclusiveMinimum: 0,
+          default: 3,
+          description: 'UTF-8 bytes per token used to estimate tokens without a tokenizer. 3 is a safe (pessimistic) figure for JSON and CSV.',
+        }),
+      },
+      { ...closed, description: 'How much of a result the model reads inline.' },
+    ),
+    errors: Type.Object(
+      {
+        headChars: Type.Integer({ minimum: 1, default: 1500, description: 'Characters kept from the start of a long error message.' }),
+        tailChars: Type.Integer({ minimum: 1, default: 1500, description: "Characters kept from the end (where a traceback's exception line usually is)." }),
+      },
+      { ...closed, description: "How a failed call's message is shortened for the model (the full text is spilled to errors/)." },
+    ),
+    reread: Type.Object(
+      {
+        maxLines: Type.Integer({ minimum: 1, default: 500, description: 'Lines returned by one read_file call at most.' }),
+        maxChars: Type.Integer({ minimum: 100, default: 40_000, description: 'Characters returned by one read_file or search_file call at most.' }),
+        maxLineChars: Type.Integer({
+          minimum: 10,
+          default: 2000,
+          description: 'A longer line is cut and marked; read it with offset/limit on a pretty-printed copy or query it.',
+        }),
+        maxMatches: Type.Integer({ minimum: 1, default: 200, description: 'Matches returned by one search_file call at most.' }),
+        maxListEntries: Type.Integer({ minimum: 1, default: 500, description: 'Files listed by one list_files call at most.' }),
+      },
+      { ...closed, description: 'Caps on what read_file, search_file and list_files return in one call.' },
+    ),
+    args: Type.Object(
+      {
+        maxBytes: Type.Integer({
+          minimum: 1,
+          default: 1_048_576,
+          description: 'Largest arguments file (and largest expanded arguments) a delegating call accepts, in bytes. Also caps write_file.',
+        }),
+      },
+      { ...closed, description: 'Arguments files for delegating calls.' },
+    ),
+    drawTable: Type.Object(
+      {
+        maxRows: Type.Integer({ minimum: 1, default: 2000, description: 'Rows one draw_table call may draw; above it the model is told to export instead.' }),
+      },
+      { ...closed, description: 'The Markdown table tool.' },
+    ),
+    documents: Type.Object(
+      {
+        maxTableRows: Type.Integer({
+          minimum: 1,
+          default: 5000,
+          description: 'Rows one document table may hold (documents get slow to open past a few thousand); above it use export_table.',
+        }),
+      },
+      { ...closed, description: 'DOCX and PPTX building.' },
+    ),
+    workers: Type.Object(
+      {
+        poolSize: Type.Integer({ minimum: 0, default: 0, description: 'Worker threads; 0 means one per CPU core.' }),
+        maxQueue: Type.Integer({ minimum: 1, default: 64, description: 'Tasks that may wait for a free worker before new ones are refused.' }),
+        taskTimeoutMs: Type.Integer({ minimum: 1000, default: 600_000, description: 'A file build running longer is stopped and its call fails.' }),
+      },
+      { ...closed, description: 'The worker-thread pool that builds files.' },
+    ),
+    records: Type.Object(
+      {
+        maxArgsBytes: Type.Integer({
+          minimum: 256,
+          default: 65_536,
+          description: "Arguments larger than this are stored as a size and a preview, with the arguments file's path beside them.",
+        }),
+      },
+      { ...closed, description: 'The execution record (data/records.jsonl): one line per call with arguments as called and as executed.' },
+    ),
+    retention: Type.Object(
+      {
+        days: Type.Number({
+          exclusiveMinimum: 0,
+          default: 7,
+          description: 'Files in results/, errors/, args/ and scripts/ older than this many days are deleted.',
+        }),
+        cron: Type.String({ minLength: 9, default: '0 */6 * * *', description: 'When `spillway serve` runs the sweep (node-cron syntax, 5 or 6 fields).' }),
+        maxBytes: Type.Integer({
+          minimum: 0,
+          default: 0,
+          description: 'Quota for the whole sandbox in bytes (0 = none); the oldest non-output files go first.',
+        }),
+        maxBytesPerConversation: Type.Integer({ minimum: 0, default: 0, description: 'Quota per conversation in bytes (0 = none).' }),
+      },
+      { ...closed, description: 'The cleanup sweep. outputs/ is never touched.' },
+    ),
+    policy: Type.Object(
+      {
+        default: enumOf(['allow', 'deny', 'ask'], { default: 'allow', description: 'Decision for local tools no rule matches.' }),
+        upstreamDefault: enumOf(['allow', 'deny', 'ask'], { default: 'ask', description: 'Decision for upstream tools no rule matches.' }),
+        rules: recordOf(decision, { default: {}, description: 'Tool-name pattern (`*` wildcard) to decision. The most specific pattern wins.' }),
+        approvalTimeoutMs: Type.Integer({
+          minimum: 1,
+          default: 120_000,
+          description: "How long an `ask` waits for the client's answer to the approval request; no answer refuses the call.",
+        }),
+      },
+      { ...closed, description: 'Permission for each tool call, judged on the expanded arguments.' },
+    ),
+    upstreams: recordOf(upstreamServer, {
+      default: {},
+      description: 'Upstream MCP servers keyed by name (letters, digits, _ and -); their tools appear as NAME__tool.',
+      propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$' },
+    }),
+    upstream: Type.Object(
+      {
+        timeoutMs: Type.Integer({ minimum: 1, default: 60_000, description: 'A call to an upstream tool that takes longer fails (its error is spilled).' }),
+        reconnectMinMs: Type.Integer({ minimum: 1, default: 1000, description: 'First reconnect delay after an upstream fails.' }),
+        reconnectMaxMs: Type.Integer({ minimum: 1, default: 60_000, description: 'Longest reconnect delay (the delay doubles up to this).' }),
+        maxMessageBytes: Type.Integer({
+          minimum: 1_048_576,
+          default: 268_435_456,
+          description: "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call.",
+        }),
+      },
+      { ...closed, description: 'Defaults for every upstream server.' },
+    ),
+    script: Type.Object(
+      {
+        timeoutMs: Type.Integer({ minimum: 1, default: 10_000, description: 'Wall time of one run.' }),
+        memoryBytes: Type.Integer({ minimum: 1_048_576, default: 134_217_728, description: 'QuickJS heap limit.' }),
+        stackBytes: Type.Integer({
+          minimum: 16_384,
+          maximum: 262_144,
+          default: 262_144,
+          description: 'QuickJS stack limit (above 256 KiB deep recursion can corrupt the runtime).',
+        }),
+        maxReadBytes: Type.Integer({ minimum: 1, default: 268_435_456, description: 'Bytes one run may read from the sandbox.' }),
+        maxWriteBytes: Type.Integer({ minimum: 1, default: 67_108_864, description: 'Bytes one run may write.' }),
+        maxOutputChars: Type.Integer({ minimum: 1, default: 1_000_000, description: 'Characters of console output kept from one run.' }),
+      },
+      { ...closed, description: 'Limits of run_script (QuickJS in a worker).' },
+    ),
+    sql: Type.Object(
+      {
+        source: sqlSource,
+        maxRows: Type.Integer({ minimum: 1, default: 100_000, description: 'Rows one query returns at most; the true total is still reported.' }),
+        maxBytes: Type.Integer({
+          minimum: 1024,
+          default: 67_108_864,
+          description:
+            'Bytes (as JSON rows) one query returns at most, enforced in the query process; a result cut by it says so (cutAtBytes), and a single row larger than it is refused with RESULT_TOO_LARGE.',
+        }),
+        timeoutMs: Type.Integer({ minimum: 1, default: 30_000, description: 'A query running longer is interrupted.' }),
+      },
+      { ...closed, description: 'The query_sql tool.' },
+    ),
+    demo: Type.Object(
+      {
+        rows: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 50_000, description: 'Transactions generated on first start.' }),
+        seed: Type.Integer({ default: 20_261_130, description: 'Seed of the generator; the same seed gives the same data.' }),
+      },
+      { ...closed, description: 'The embedded demo database.' },
+    ),
+    log: Type.Object(
+      {
+        level: enumOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+      },
+      { ...closed, description: 'Structured JSON logs on stderr.' },
+    ),
+  },
+  {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://spillway.dev/config.schema.json',
+    title: 'spillway configuration',
+    description:
+      'Every key has a default in config/default.json. A file given with --config or SPILLWAY_CONFIG is laid over the defaults; relative paths resolve against the folder of the file that sets them.',
+    ...closed,
+  },
+);
+
+/** The configuration as loaded: every key present, paths absolute. */
+export type Config = Omit<Static<typeof configSchema>, '$schema'>;
+
+export type Decision = Static<typeof decision>;
+export type SpillToolOverride = Static<typeof spillToolOverride>;
+export type UpstreamConfig = Static<typeof upstreamServer>;
+export type SqlSource = Static<typeof sqlSource>;
+
+/** A partial configuration as a user writes it: any subset of keys, nested. */
+export type ConfigOverrides = { [K in keyof Config]?: Config[K] extends Record<string, unknown> ? Partial<Config[K]> : Config[K] };
