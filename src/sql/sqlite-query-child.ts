@@ -151,7 +151,8 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     if (page.cutAtBytes) result.cutAtBytes = maxBytes;
     return { result, countPending };
   } catch (error) {
-    if ((error as { code?: string }).code === 'SQLITE_NOMEM') throw valueTooLarge(maxBytes);
+    const code = (error as { code?: string }).code;
+    if (code === 'SQLITE_NOMEM' || code === 'SQLITE_TOOBIG') throw valueTooLarge(maxBytes);
     throw SpillwayError.is(error)
       ? error
       : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
