@@ -12,7 +12,7 @@ const trigger = /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B
  * `a;=cmd` is one harmless cell to a comma reader and a formula `=cmd` to a
  * semicolon reader.
  */
-const splitTrigger = /[;,\t|][ "']*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/;
+const splitTrigger = /[;,\t|][ "']*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/;
 
 /** Text a spreadsheet would run as a formula: the cell gets a leading apostrophe. */
 export function startsLikeFormula(text: string): boolean {
