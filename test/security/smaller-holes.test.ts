@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { SpillwayError } from '../../src/errors.js';
 import { neutralizeMarkdown } from '../../src/files/markdown-safe-text.js';
+import { uniqueHeaderNames } from '../../src/files/unique-header-names.js';
 import { checkReadOnlyStatement } from '../../src/sql/statement-check.js';
 import { csvLine } from '../../src/tools/files/csv-cells.js';
 
@@ -61,4 +62,25 @@ test('the SQL text check tokenizes per dialect: E-strings and dollar quotes hide
   assert.equal(code('SELECT 1 /* a /* nested */ DELETE */ AS x', 'postgres'), undefined, 'PostgreSQL comments nest');
   assert.equal(code('SELECT 1 /* a /* nested */ DELETE */ AS x', 'sqlite'), 'SQL_READ_ONLY', 'SQLite comments do not');
   assert.equal(code('SELECT [DELETE] FROM t', 'sqlite'), undefined, 'a bracket identifier in SQLite');
+});
+
+test('CSV header names: the same names as before (blanks, repeats with _2, _3), without quadratic work on repeated cells', () => {
+  const reference = (fields: string[]) => {
+    const seen = new Set<string>();
+    return fields.map((field, index) => {
+      let name = field.trim() === '' ? `column_${index + 1}` : field;
+      for (let n = 2; seen.has(name); n += 1) name = `${field}_${n}`;
+      seen.add(name);
+      return name;
+    });
+  };
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom('a', 'a_2', 'a_3', 'b', '', ' ', 'column_2', 'a_2_2'), { maxLength: 30 }), (fields) => {
+      assert.deepEqual(uniqueHeaderNames(fields), reference(fields));
+    }),
+  );
+  // 50,000 identical cells: quadratic work here would take minutes; linear work is immediate.
+  const names = uniqueHeaderNames(Array.from({ length: 50_000 }, () => 'a'));
+  assert.equal(new Set(names).size, 50_000);
+  assert.equal(names[49_999], 'a_50000');
 });

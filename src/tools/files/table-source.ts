@@ -1,3 +1,4 @@
+import { uniqueHeaderNames } from '../../files/unique-header-names.js';
 import { constants } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,9 +17,7 @@ import { readTextChunks, type ReadCounter } from './read-chunks.js';
  * conversation sandbox, exactly as the model gave it); `local` is for the
  * `spillway export` CLI, whose user owns the filesystem.
  */
-export type SourceLocation =
-  | { kind: 'sandbox'; root: string; conversationId: string; path: string }
-  | { kind: 'local'; path: string };
+export type SourceLocation = { kind: 'sandbox'; root: string; conversationId: string; path: string } | { kind: 'local'; path: string };
 
 export type TableFormat = 'jsonl' | 'json' | 'csv';
 
@@ -80,7 +79,9 @@ async function openLocation(location: SourceLocation): Promise<OpenedSource> {
     handle = await open(location.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new SpillwayError('PATH_NOT_FOUND', `Cannot open ${location.path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}.`, { path: location.path });
+    throw new SpillwayError('PATH_NOT_FOUND', `Cannot open ${location.path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}.`, {
+      path: location.path,
+    });
   }
   const stats = await handle.stat();
   if (!stats.isFile()) {
@@ -160,7 +161,10 @@ async function detectFormat(opened: OpenedSource): Promise<TableFormat> {
   if (head.includes(0)) {
     throw new SpillwayError('NOT_A_TABLE', `${opened.name} is a binary file, not a table. Give it to the user with attach_file.`, { path: opened.name });
   }
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (extension === '.json') {
     // A .json file holding one object per line is JSONL in all but name.
     if (text.startsWith('{') && /^\{[^\n]*\}\s*\n\s*\{/.test(text)) return 'jsonl';
@@ -212,15 +216,9 @@ async function readCsvHeader(chunks: AsyncGenerator<string>, name: string): Prom
   throw new SpillwayError('NOT_A_TABLE', `${name} is empty; a CSV table needs a header row.`, { path: name });
 }
 
-/** Header cells as column names: blanks become column_N, repeats get _2, _3. */
+/** Header cells as column names (linear: see uniqueHeaderNames). */
 function headerNames(fields: string[]): string[] {
-  const seen = new Set<string>();
-  return fields.map((field, index) => {
-    let name = field.trim() === '' ? `column_${index + 1}` : field;
-    for (let n = 2; seen.has(name); n += 1) name = `${field}_${n}`;
-    seen.add(name);
-    return name;
-  });
+  return uniqueHeaderNames(fields);
 }
 
 async function* csvRows(chunks: AsyncIterable<string>, name: string, header: string[]): AsyncGenerator<Record<string, unknown>[]> {
