@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import { approvedArguments, digestForApproval } from '../policy/approval-digest.js';
+import { approvedArguments, digestForApproval, sha256Hex } from '../policy/approval-digest.js';
 import { authorize, decide } from '../policy/authorize.js';
 import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
@@ -384,7 +384,7 @@ export class Host extends EventEmitter<HostEvents> {
           calledAs: scope.call,
           ...(via.sources === undefined ? {} : { sources: via.sources }),
         });
-        if (scope.delegation.approval !== undefined) executed.sha256 = scope.delegation.approval.sha256;
+        if (scope.delegation.approval !== undefined) executed.sha256 = scope.delegation.approval.executedSha256;
         const inner = this.toolContext({ ...scope, log: log.child({ delegatedTo: name }), depth: depth + 1 });
         const output = await target.handler(approved as Record<string, unknown>, inner);
         return { ...output, executed };
@@ -419,7 +419,16 @@ export class Host extends EventEmitter<HostEvents> {
     await authorize({ policy: this.currentConfig.policy, tool, request, approvers: [context.approve, this.approve] });
     if (request.digest === undefined) return args;
     const { sha256, bytes, shownInFull, argumentsFile } = request.digest;
-    scope.delegation.approval = { sha256, bytes, shownInFull, ...(argumentsFile === undefined ? {} : { argumentsFile }) };
-    return approvedArguments(request.digest);
+    const approved = approvedArguments(request.digest);
+    // What runs is parsed from the approved bytes; its digest is checked once more, not assumed.
+    const executedSha256 = sha256Hex(JSON.stringify(approved));
+    if (executedSha256 !== sha256) {
+      throw new SpillwayError('APPROVAL_DECLINED', `The arguments for ${tool.name} changed after they were approved; the call was not run.`, {
+        tool: tool.name,
+        reason: 'changed',
+      });
+    }
+    scope.delegation.approval = { sha256, executedSha256, bytes, shownInFull, ...(argumentsFile === undefined ? {} : { argumentsFile }) };
+    return approved;
   }
 }

@@ -70,6 +70,7 @@ test('the approval callback sees the expanded arguments, the short call and the 
   assert.deepEqual((record?.executed as { arguments: unknown }).arguments, request.arguments);
   assert.equal((record?.executed as { sha256?: string }).sha256, request.digest?.sha256);
   assert.equal((record?.approval as { sha256?: string }).sha256, request.digest?.sha256);
+  assert.equal((record?.approval as { executedSha256?: string }).executedSha256, request.digest?.sha256, 'the record keeps both digests');
 });
 
 test('a declined approval never executes the target; a throwing approver counts as a refusal', async (t) => {

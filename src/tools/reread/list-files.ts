@@ -3,7 +3,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../../host/define-tool.js';
-import { isTempName, readSidecar } from '../../sandbox/index.js';
+import { isTempName, PinnedFolder, readSidecar } from '../../sandbox/index.js';
 import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 
@@ -41,7 +41,17 @@ export const listFilesTool = defineTool({
     const max = config.reread.maxListEntries;
     const retentionMs = config.retention.days * 86_400_000;
     const walk = async (dir: string): Promise<void> => {
-      const items: Dirent[] = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      // Listed through the opened folder (PinnedFolder): a folder swapped for a symlink lists nothing from outside.
+      const folder = await PinnedFolder.open(dir).catch(() => undefined);
+      if (folder === undefined) return;
+      try {
+        await walkIn(dir, folder);
+      } finally {
+        await folder.close();
+      }
+    };
+    const walkIn = async (dir: string, opened: PinnedFolder): Promise<void> => {
+      const items: Dirent[] = await readdir(opened.entry(''), { withFileTypes: true }).catch(() => []);
       items.sort((a, b) => a.name.localeCompare(b.name));
       for (const item of items) {
         const absolute = path.join(dir, item.name);
@@ -54,8 +64,8 @@ export const listFilesTool = defineTool({
           more += 1;
           continue;
         }
-        const info = await lstat(absolute).catch(() => undefined);
-        if (info === undefined) continue;
+        const info = await lstat(opened.entry(item.name)).catch(() => undefined);
+        if (info === undefined || !info.isFile()) continue;
         const relative = sandbox.relativeOf(absolute);
         const folder = relative.split('/')[0] as ConversationFolder;
         const meta = await readMetadata(`${absolute}${metadataSuffix}`);
