@@ -6,8 +6,8 @@ import type { ExecuteResult } from '../../src/host/host.js';
 import { tempHost, type TempHost } from '../helpers/temp-host.js';
 
 /** A temporary host whose spill threshold is 1 character, so even tiny test tables spill to JSONL. */
-export function filesHost(overrides: Record<string, unknown> = {}): Promise<TempHost> {
-  return tempHost({ spill: { thresholdChars: 1, tools: {} }, ...overrides });
+export function filesHost(overrides: Record<string, unknown> = {}, options: Parameters<typeof tempHost>[1] = {}): Promise<TempHost> {
+  return tempHost({ spill: { thresholdChars: 1, tools: {} }, ...overrides }, options);
 }
 
 let toolCounter = 0;

@@ -1,15 +1,19 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { test } from 'node:test';
-import { FilePool } from '../../src/tools/files/file-pool.js';
+import { FilePool } from '../../src/files/pool/file-pool.js';
 import { makeRows } from '../helpers/temp-host.js';
 import { call, filesHost, ok, outputPath, readCsv, spillRows } from './helpers.js';
 
-// Test-only faults, read by the worker threads (they inherit this environment when they start).
-process.env.SPILLWAY_TEST_WORKER_FAULT = 'exit:crash-exit.csv,throw:crash-throw.xlsx,exit-after-open:crash-late.xlsx,exit-after-open:crash-late.docx';
+// Worker entries that crash for chosen output names (crash-exit.*, crash-throw.*, crash-late.*), given to the host like any custom writer.
+const faultyWorkers = {
+  csv: new URL('../fixtures/faulty-workers/csv.js', import.meta.url),
+  xlsx: new URL('../fixtures/faulty-workers/xlsx.js', import.meta.url),
+  docx: new URL('../fixtures/faulty-workers/docx.js', import.meta.url),
+};
 
 test('a worker that exits or throws fails that call only; the pool and the host keep serving', async (t) => {
-  const env = await filesHost({ workers: { poolSize: 1, maxQueue: 8, taskTimeoutMs: 600000 } });
+  const env = await filesHost({ workers: { poolSize: 1, maxQueue: 8, taskTimeoutMs: 600000 } }, { workerModules: faultyWorkers });
   t.after(() => env.cleanup());
   const rows = makeRows(100);
   const source = await spillRows(env, rows);

@@ -3,10 +3,10 @@ import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { SpillwayError } from '../../src/errors.js';
-import { neutralizeMarkdown } from '../../src/files/markdown-safe-text.js';
-import { uniqueHeaderNames } from '../../src/files/unique-header-names.js';
+import { neutralizeMarkdown } from '../../src/files/formats/markdown-safe-text.js';
+import { headerNames as uniqueHeaderNames } from '../../src/files/sources/csv-rows.js';
 import { checkReadOnlyStatement } from '../../src/sql/statement-check.js';
-import { csvLine } from '../../src/tools/files/csv-cells.js';
+import { csvLine } from '../../src/files/formats/csv-cells.js';
 
 const triggers = ['=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠', '﹦', '﹢', '﹣', '﹫'];
 const startsFormula = /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/;

@@ -2,8 +2,8 @@ import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Host } from '../../host/host.js';
 import type { ToolContext } from '../../host/tool.js';
-import { FilePool } from './file-pool.js';
-import type { OutputTarget, WorkerKind } from './worker-task.js';
+import { FilePool } from '../../files/pool/file-pool.js';
+import type { OutputTarget, WorkerKind } from '../../files/pool/worker-task.js';
 
 /** What the file tools share: the real sandbox root and the worker pool (created on first use). */
 export interface FileToolServices {
@@ -17,11 +17,16 @@ export interface FileToolServices {
   runToOutput<R>(kind: WorkerKind, task: { output: OutputTarget }, context: ToolContext): Promise<R>;
 }
 
+export interface FileToolOptions {
+  /** Entry modules that replace the built-in worker of a format (see FilePoolOptions.modules). */
+  workerModules?: Partial<Record<WorkerKind, URL>>;
+}
+
 /**
  * Services for one host: the pool is sized from host.config.workers when the
  * first file is built, reports in the health check, and closes with the host.
  */
-export function fileToolServices(host: Host): FileToolServices {
+export function fileToolServices(host: Host, options: FileToolOptions = {}): FileToolServices {
   let pool: FilePool | undefined;
   host.onClose(async () => {
     await pool?.close();
@@ -33,7 +38,7 @@ export function fileToolServices(host: Host): FileToolServices {
     pool() {
       if (pool === undefined) {
         const { poolSize, maxQueue, taskTimeoutMs } = host.config.workers;
-        pool = new FilePool({ poolSize, maxQueue, taskTimeoutMs, logger: host.logger });
+        pool = new FilePool({ poolSize, maxQueue, taskTimeoutMs, logger: host.logger, ...(options.workerModules === undefined ? {} : { modules: options.workerModules }) });
       }
       return pool;
     },

@@ -1,0 +1,66 @@
+import { SpillwayError } from '../../errors.js';
+import { formatCount } from '../../util/format.js';
+import type { DocumentSpec } from './document-spec.js';
+import { selectRows, type SelectionProgress, type SelectionStats } from '../selection/select-rows.js';
+import type { OutputColumn } from '../selection/selection.js';
+import { openTableSource, type SourceLocation } from '../sources/table-source.js';
+import { emptyTableError } from './table-notes.js';
+import type { DocumentTask } from '../pool/worker-task.js';
+
+/** The rows of one table block, selected and held in memory (documents are built whole). */
+export interface LoadedTable {
+  source: string;
+  columns: OutputColumn[];
+  rows: unknown[][];
+  stats: SelectionStats;
+}
+
+/**
+ * Reads every table block of a spec, in order, under one row budget for the
+ * whole document (documents.maxTableRows): DOCX and PPTX cost about 80 KB of
+ * memory and half a millisecond per table row, so bigger tables belong in
+ * export_table. Returns the tables by block index.
+ */
+export async function loadDocumentTables(options: {
+  spec: DocumentSpec;
+  sources: DocumentTask['sources'];
+  maxTableRows: number;
+  onProgress?: (progress: SelectionProgress) => void;
+}): Promise<Map<number, LoadedTable>> {
+  const tables = new Map<number, LoadedTable>();
+  let used = 0;
+  for (const [index, block] of options.spec.blocks.entries()) {
+    if (block.type !== 'table') continue;
+    const location: SourceLocation =
+      options.sources.kind === 'sandbox' ? { kind: 'sandbox', root: options.sources.root, conversationId: options.sources.conversationId, path: block.source } : { kind: 'local', path: block.source };
+    const source = await openTableSource(location);
+    try {
+      const budget = options.maxTableRows - used;
+      const selected = await selectRows({
+        source,
+        selection: block.selection,
+        maxRows: budget,
+        tooMany: (count, atLeast) => tooManyRows({ block: index, source: source.name, count, atLeast, used, maxTableRows: options.maxTableRows }),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      });
+      if (selected.columns.length === 0) throw emptyTableError(source.name);
+      const rows: unknown[][] = [];
+      for await (const batch of selected.batches) for (const row of batch) rows.push(row);
+      used += rows.length;
+      tables.set(index, { source: source.name, columns: selected.columns, rows, stats: selected.stats });
+    } finally {
+      await source.close();
+    }
+  }
+  return tables;
+}
+
+function tooManyRows(facts: { block: number; source: string; count: number; atLeast: boolean; used: number; maxTableRows: number }): SpillwayError {
+  const { block, source, count, atLeast, used, maxTableRows } = facts;
+  const before = used > 0 ? ` (the tables before it already hold ${formatCount(used)})` : '';
+  return new SpillwayError(
+    'ROW_LIMIT',
+    `The table in blocks[${block}] would put ${atLeast ? 'more than ' : ''}${formatCount(count)} rows of ${source} into the document${before}; a document holds at most ${formatCount(maxTableRows)} table rows (documents.maxTableRows). Put only the rows a reader needs in the document (use range, e.g. {"start": 0, "count": 50}, after a sort) and give the full set with export_table as CSV or XLSX.`,
+    { block, source, rows: count, atLeast, maxTableRows },
+  );
+}

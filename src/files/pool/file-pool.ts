@@ -1,0 +1,120 @@
+import { availableParallelism } from 'node:os';
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { SpillwayError } from '../../errors.js';
+import type { Logger } from '../../log/logger.js';
+import { formatCount } from '../../util/format.js';
+import { workerModules } from './worker-modules.js';
+import type { ProgressMessage, WorkerKind, WorkerReply } from './worker-task.js';
+
+export interface FilePoolOptions {
+  /** Threads; 0 means one per core. */
+  poolSize: number;
+  /** Tasks waiting for a thread before new ones are refused. */
+  maxQueue: number;
+  /** A task running longer is stopped (its thread is ended). */
+  taskTimeoutMs: number;
+  logger?: Logger;
+  /** Replaces the entry module of a format (an instrumented or custom writer); the rest keep workerModules. */
+  modules?: Partial<Record<WorkerKind, URL>>;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: ProgressMessage) => void;
+}
+
+/**
+ * The worker threads that build files. Created on the first task, so a host
+ * that never exports starts no threads. A task that fails, throws or ends its
+ * thread fails that one call; piscina replaces the thread and the pool keeps
+ * serving.
+ */
+export class FilePool {
+  private pool: Piscina | undefined;
+  private closed = false;
+
+  constructor(private readonly options: FilePoolOptions) {}
+
+  get threads(): number {
+    return this.options.poolSize > 0 ? this.options.poolSize : availableParallelism();
+  }
+
+  /** Runs one task on the worker module for `kind`; resolves with its result or rejects with a SpillwayError. */
+  async run<R>(kind: WorkerKind, task: object, options: RunOptions = {}): Promise<R> {
+    if (this.closed) throw new SpillwayError('WORKER_FAILED', 'The file-building workers are shut down (the host is closing).');
+    const pool = (this.pool ??= new Piscina({
+      maxThreads: this.threads,
+      minThreads: 0,
+      idleTimeout: 30_000,
+      maxQueue: this.options.maxQueue,
+    }));
+    const timeout = AbortSignal.timeout(this.options.taskTimeoutMs);
+    const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+    let channel: MessageChannel | undefined;
+    let payload: object = task;
+    if (options.onProgress !== undefined) {
+      channel = new MessageChannel();
+      channel.port1.on('message', (message: ProgressMessage) => options.onProgress?.(message));
+      payload = { ...task, progressPort: channel.port2 };
+    }
+    const started = performance.now();
+    try {
+      const reply = (await pool.run(payload, {
+        filename: (this.options.modules?.[kind] ?? workerModules[kind]).href,
+        signal,
+        ...(channel === undefined ? {} : { transferList: [channel.port2] }),
+      })) as WorkerReply<R>;
+      if (!reply.ok) throw SpillwayError.fromJSON(reply.error);
+      this.options.logger?.debug({ worker: kind, ms: Math.round(performance.now() - started) }, 'worker task done');
+      return reply.result;
+    } catch (error) {
+      if (SpillwayError.is(error)) throw error;
+      throw this.describeFailure(kind, error, timeout.aborted, options.signal?.aborted === true);
+    } finally {
+      channel?.port1.close();
+    }
+  }
+
+  /** Pool facts for the health report. */
+  health(): Record<string, unknown> {
+    return {
+      started: this.pool !== undefined,
+      maxThreads: this.threads,
+      threads: this.pool?.threads.length ?? 0,
+      queued: this.pool?.queueSize ?? 0,
+      completed: this.pool?.completed ?? 0,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close({ force: true });
+  }
+
+  private describeFailure(kind: WorkerKind, error: unknown, timedOut: boolean, cancelled: boolean): SpillwayError {
+    const message = error instanceof Error ? error.message : String(error);
+    if (timedOut) {
+      return new SpillwayError(
+        'TOOL_TIMEOUT',
+        `Building the ${kind} file took longer than ${formatCount(this.options.taskTimeoutMs)} ms (workers.taskTimeoutMs) and was stopped; no file was written. Export fewer rows (range) or columns, or raise the limit.`,
+        { worker: kind, timeoutMs: this.options.taskTimeoutMs },
+      );
+    }
+    if (cancelled) return new SpillwayError('TOOL_FAILED', `The ${kind} export was cancelled by the caller; no file was written.`, { worker: kind });
+    if (/queue is at limit/i.test(message)) {
+      return new SpillwayError(
+        'WORKER_FAILED',
+        `The file-building workers are busy (${formatCount(this.options.maxQueue)} tasks already waiting); try again in a moment.`,
+        { worker: kind, maxQueue: this.options.maxQueue },
+      );
+    }
+    this.options.logger?.warn({ worker: kind, err: error }, 'worker failed');
+    return new SpillwayError('WORKER_FAILED', `The ${kind} worker failed while building the file (${message}); no file was written. The call can be retried.`, {
+      worker: kind,
+      reason: message,
+    });
+  }
+}

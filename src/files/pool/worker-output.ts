@@ -1,0 +1,65 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ConversationSandbox, createPendingFile, type PendingFile } from '../../sandbox/index.js';
+import type { OutputTarget } from './worker-task.js';
+
+/** An output file being written under a temporary name; `commit` names it (never replacing a file silently). */
+export interface OutputFile {
+  pending: PendingFile;
+  /** Finishes the file; returns its final path and size, and the name asked for when it had to differ. */
+  commit(): Promise<{ path: string; bytes: number; requestedName?: string }>;
+  abort(): Promise<void>;
+}
+
+/**
+ * Opens the output of a worker task. Sandbox targets are resolved by the same
+ * sandbox code as every model-supplied path (outputs/ only); the bytes go to a
+ * temporary file in the final folder and are renamed into place by `commit`.
+ */
+export async function openOutput(target: OutputTarget): Promise<OutputFile> {
+  let finalPath: string;
+  if (target.kind === 'sandbox') {
+    const sandbox = new ConversationSandbox(target.root, target.conversationId);
+    const resolved = await sandbox.resolveForWrite(`outputs/${target.filename}`, { folders: ['outputs'] });
+    finalPath = resolved.absolute;
+  } else {
+    finalPath = path.resolve(target.path);
+  }
+  // A sandbox folder is opened and checked; a path an operator chose (CLI export) is used as given.
+  const pending = await createPendingFile(finalPath, { pinFolder: target.kind === 'sandbox' });
+  return {
+    pending,
+    async commit() {
+      const options = target.kind === 'sandbox' ? { pickFreeName: target.onExisting === 'rename' } : { overwrite: target.overwrite };
+      const written = await pending.commit(options);
+      const bytes = (await stat(written)).size;
+      return written === finalPath ? { path: written, bytes } : { path: written, bytes, requestedName: path.basename(finalPath) };
+    },
+    abort: () => pending.abort(),
+  };
+}
+
+/** Writes to a stream, waiting for 'drain' when its buffer is full (the stream's error rejects). */
+export async function writeChunk(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }, chunk: string | Uint8Array): Promise<void> {
+  if (stream.write(chunk)) return;
+  await waitForDrain(stream);
+}
+
+/** Resolves on 'drain'; rejects when the stream errors or closes first (so a dead stream never hangs the task). */
+export function waitForDrain(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const settle = (error?: Error) => {
+      stream.off('drain', onDrain);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onDrain = () => settle();
+    const onError = (error: Error) => settle(error);
+    const onClose = () => settle(new Error('the output stream closed while waiting to write'));
+    stream.once('drain', onDrain);
+    stream.once('error', onError);
+    stream.once('close', onClose);
+  });
+}

@@ -1,0 +1,86 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { SerializedError } from '../../errors.js';
+import type { DocumentSpec } from '../formats/document-spec.js';
+import type { SelectionProgress, SelectionStats } from '../selection/select-rows.js';
+import type { OutputColumn, Selection } from '../selection/selection.js';
+import type { SourceLocation } from '../sources/table-source.js';
+
+/**
+ * Where a worker writes its file. Tools write into the conversation's outputs/
+ * (a taken name gets "name (2).ext" or a refusal); the CLI writes to the path
+ * its user gave.
+ */
+export type OutputTarget =
+  | { kind: 'sandbox'; root: string; conversationId: string; filename: string; onExisting: 'rename' | 'refuse' }
+  | { kind: 'local'; path: string; overwrite: boolean };
+
+/** The worker task modules, one per output format. */
+export type WorkerKind = 'csv' | 'xlsx' | 'docx' | 'pptx' | 'markdown';
+
+interface TaskBase {
+  /** Receives {@link SelectionProgress} messages when the caller shows progress. */
+  progressPort?: MessagePort;
+}
+
+/** export_table (csv, xlsx). */
+export interface TableTask extends TaskBase {
+  source: SourceLocation;
+  selection: Selection;
+  output: OutputTarget;
+  /** XLSX only: rows a sheet may hold, header included (Excel's limit unless a test lowers it). */
+  sheetRowLimit?: number;
+}
+
+/** build_document (docx, pptx). Table sources inside the spec are resolved in the same conversation. */
+export interface DocumentTask extends TaskBase {
+  spec: DocumentSpec;
+  /** Where table sources are read: the conversation sandbox (tools) or the filesystem (CLI). */
+  sources: { kind: 'sandbox'; root: string; conversationId: string } | { kind: 'local' };
+  output: OutputTarget;
+  maxTableRows: number;
+}
+
+/** draw_table. */
+export interface MarkdownTask extends TaskBase {
+  source: SourceLocation;
+  selection: Selection;
+  maxRows: number;
+}
+
+/** What a worker reports about a file it wrote. */
+export interface FileResult {
+  /** Absolute path of the final file. */
+  path: string;
+  bytes: number;
+  /** Data rows written (tables), or table rows in a document. */
+  rows: number;
+  /** The name asked for, when the file had to take another because that one existed. */
+  requestedName?: string;
+  /** Things the caller should be told (sheets split, cells cut, mixed columns, ...). */
+  notes: string[];
+}
+
+export interface TableResult extends FileResult {
+  columns: OutputColumn[];
+  stats: SelectionStats;
+  /** XLSX: the number of sheets (more than one when the rows did not fit one). */
+  sheets?: number;
+}
+
+export interface DocumentResult extends FileResult {
+  tables: { source: string; rows: number; columns: OutputColumn[]; stats: SelectionStats }[];
+  /** PPTX: slides written. */
+  slides?: number;
+}
+
+export interface MarkdownResult {
+  markdown: string;
+  rows: number;
+  columns: OutputColumn[];
+  stats: SelectionStats;
+}
+
+/** A worker's answer: errors travel as plain data and are rebuilt with SpillwayError.fromJSON. */
+export type WorkerReply<T> = { ok: true; result: T } | { ok: false; error: SerializedError };
+
+export type ProgressMessage = SelectionProgress;

@@ -1,0 +1,163 @@
+import { availableParallelism } from 'node:os';
+import { SpillwayError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import { parseJsonSafely } from '../util/safe-json.js';
+import { TurnQueue } from '../util/turn-queue.js';
+import type { RunMessage } from './protocol.js';
+import type { ScriptBridge, WrittenFile } from './script-bridge.js';
+import type { ScriptLimits } from './script-limits.js';
+import { ScriptWorkerSlot, workerHeapMb } from './script-worker-slot.js';
+
+/** How long past the interrupt deadline the watchdog waits before it terminates the worker. */
+export const watchdogGraceMs = 1000;
+/** Idle workers kept warm (QuickJS compiled, next WebAssembly instance ready). */
+const maxIdleWorkers = 1;
+const idleMs = 60_000;
+/** A worker is replaced after this many runs, so nothing can accumulate in it. */
+const maxRunsPerWorker = 100;
+
+export interface ScriptRunRequest {
+  source: string;
+  filename: string;
+  argsJson: string;
+  limits: ScriptLimits;
+  bridge: ScriptBridge;
+  signal: AbortSignal;
+}
+
+export interface ScriptRunResult {
+  ok: boolean;
+  /** The return value, parsed with parseJsonSafely (ok runs). */
+  value?: unknown;
+  error?: SpillwayError;
+  console: string;
+  written: WrittenFile[];
+  durationMs: number;
+}
+
+export interface ScriptRunnerOptions {
+  logger: Logger;
+  /** Most scripts running at once (0: one per core). */
+  concurrency: () => number;
+  /** Most calls waiting for a worker. */
+  maxQueue: () => number;
+}
+
+/**
+ * Runs scripts on worker threads, off the main thread: at most `concurrency`
+ * at once, a short queue beyond that, one warm worker kept for the next call.
+ * A worker that hit a limit or failed is never reused.
+ */
+export class ScriptRunner {
+  private readonly idle: ScriptWorkerSlot[] = [];
+  private readonly busy = new Set<ScriptWorkerSlot>();
+  private readonly turns = new TurnQueue(1);
+  private nextRunId = 1;
+  private closed = false;
+
+  constructor(private readonly options: ScriptRunnerOptions) {}
+
+  async run(request: ScriptRunRequest): Promise<ScriptRunResult> {
+    if (this.closed) throw new SpillwayError('TOOL_FAILED', 'The script runner is closed.');
+    const endTurn = await this.acquireTurn(request.signal);
+    const startedAt = performance.now();
+    let slot: ScriptWorkerSlot | undefined;
+    try {
+      slot = this.takeSlot(request.limits);
+      this.busy.add(slot);
+      await slot.started();
+      const deadline = Date.now() + request.limits.timeoutMs;
+      const message: RunMessage = {
+        type: 'run',
+        runId: this.nextRunId++,
+        source: request.source,
+        filename: request.filename,
+        argsJson: request.argsJson,
+        limits: request.limits,
+        deadline,
+      };
+      const { outcome, console } = await slot.run({ message, bridge: request.bridge, killAt: deadline + watchdogGraceMs, signal: request.signal });
+      const durationMs = performance.now() - startedAt;
+      this.busy.delete(slot);
+      this.release(slot, outcome.retire, request.limits);
+      slot = undefined;
+      const written = request.bridge.written;
+      if (!outcome.ok) return { ok: false, error: SpillwayError.fromJSON(outcome.error), console, written, durationMs };
+      let value: unknown;
+      try {
+        // The guest's JSON is untrusted: no "__proto__" or "constructor.prototype" keys reach host objects.
+        value = parseJsonSafely(outcome.resultJson);
+      } catch (error) {
+        return {
+          ok: false,
+          error: new SpillwayError('SCRIPT_ERROR', `The return value was refused: ${(error as Error).message}. Return plain data without "__proto__" or "constructor" keys.`),
+          console,
+          written,
+          durationMs,
+        };
+      }
+      return { ok: true, value, console, written, durationMs };
+    } finally {
+      if (slot !== undefined) {
+        this.busy.delete(slot);
+        this.release(slot, true, request.limits);
+      }
+      endTurn();
+    }
+  }
+
+  /** Terminates every worker; calls after this fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const slots = [...this.idle.splice(0), ...this.busy];
+    this.busy.clear();
+    await Promise.all(slots.map((slot) => slot.terminate()));
+  }
+
+  /** Health facts for /healthz. */
+  stats(): { running: number; waiting: number; idleWorkers: number } {
+    return { running: this.turns.running, waiting: this.turns.waiting, idleWorkers: this.idle.length };
+  }
+
+  private async acquireTurn(signal: AbortSignal): Promise<() => void> {
+    const concurrency = this.options.concurrency() || availableParallelism();
+    this.turns.concurrency = concurrency;
+    const { running, waiting } = this.turns;
+    if (running >= concurrency && waiting >= this.options.maxQueue()) {
+      throw new SpillwayError('SCRIPT_BUSY', `${running} scripts are running and ${waiting} are waiting, the most allowed (workers.poolSize, workers.maxQueue). Try again in a moment.`, {
+        running,
+        waiting,
+      });
+    }
+    return this.turns.take(signal, () => new SpillwayError('TOOL_FAILED', 'The call was cancelled while waiting for a script worker.'));
+  }
+
+  private takeSlot(limits: ScriptLimits): ScriptWorkerSlot {
+    const heapMb = workerHeapMb(limits);
+    while (this.idle.length > 0) {
+      const slot = this.idle.pop() as ScriptWorkerSlot;
+      if (slot.alive && slot.heapMb === heapMb) return slot;
+      void slot.terminate();
+    }
+    return new ScriptWorkerSlot(limits, this.options.logger);
+  }
+
+  private release(slot: ScriptWorkerSlot, retire: boolean, limits: ScriptLimits): void {
+    if (retire || this.closed || !slot.alive || slot.runs >= maxRunsPerWorker || this.idle.length >= maxIdleWorkers) {
+      void slot.terminate();
+      // A retired worker is replaced at once, so the next call does not pay for starting one.
+      if (!this.closed && this.idle.length === 0) this.park(new ScriptWorkerSlot(limits, this.options.logger));
+      return;
+    }
+    this.park(slot);
+  }
+
+  private park(slot: ScriptWorkerSlot): void {
+    this.idle.push(slot);
+    slot.park(idleMs, () => {
+      const index = this.idle.indexOf(slot);
+      if (index !== -1) this.idle.splice(index, 1);
+      void slot.terminate();
+    });
+  }
+}
