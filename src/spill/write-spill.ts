@@ -126,7 +126,10 @@ async function nextSequence(sandbox: ConversationSandbox): Promise<number> {
   if (last === undefined) {
     last = 0;
     for (const folder of ['results', 'errors'] as const) {
-      const names = await readdir(sandbox.folderPath(folder)).catch(() => [] as string[]);
+      // Listed through the opened folder: a results/ swapped for a symlink lists nothing from elsewhere.
+      const opened = await PinnedFolder.open(sandbox.folderPath(folder)).catch(() => undefined);
+      const names = opened === undefined ? [] : await readdir(opened.entry('')).catch(() => [] as string[]);
+      await opened?.close();
       for (const name of names) {
         const match = /^(\d+)-/.exec(name);
         if (match) last = Math.max(last, Number(match[1]));
