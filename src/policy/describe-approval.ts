@@ -30,7 +30,7 @@ export function describeApproval(request: ApprovalRequest): string {
   if (request.calledAs !== undefined && request.calledAs.tool !== request.tool) {
     lines.push(`Requested through ${request.calledAs.tool}${describeOrigin(request.sources)}.`);
   }
-  const pretty = JSON.stringify(request.arguments ?? {}, null, 2);
+  const pretty = visibleJson(JSON.stringify(request.arguments ?? {}, null, 2));
   const compact = request.digest?.text ?? JSON.stringify(request.arguments ?? {});
   const sha256 = request.digest?.sha256 ?? sha256Hex(compact);
   const bytes = Buffer.byteLength(compact).toLocaleString('en-US');
@@ -46,8 +46,24 @@ export function describeApproval(request: ApprovalRequest): string {
       ? `Read all of it in ${request.digest.argumentsFile} (your downloads for this conversation) before deciding. SHA-256 of what is sent: ${sha256}; the call runs only with exactly those bytes.`
       : `The full arguments could not be saved for you to read; decline unless the partial view is enough. SHA-256 of what is sent: ${sha256}.`,
   );
-  lines.push(JSON.stringify(summarize(request.arguments, { sources: request.sources ?? [] }), null, 2));
+  lines.push(visibleJson(JSON.stringify(summarize(request.arguments, { sources: request.sources ?? [] }), null, 2)));
   return lines.join('\n');
+}
+
+/**
+ * JSON text with every invisible or reordering character written as a
+ * \uXXXX escape (format characters such as bidi overrides and zero-width
+ * spaces, line and paragraph separators, private-use and unassigned code
+ * points): still the same JSON value, but what the user reads is what is
+ * sent, with no text hidden or visually reordered.
+ */
+export function visibleJson(text: string): string {
+  return text.replace(/[\p{Cf}\p{Co}\p{Cn}\u2028\u2029]/gu, (character) =>
+    character
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
+  );
 }
 
 function describeOrigin(sources: readonly ArgumentSource[] | undefined): string {

@@ -4,7 +4,7 @@ import type { ApprovalRequest } from '../../src/host/tool.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256Hex } from '../../src/policy/approval-digest.js';
-import { describeApproval } from '../../src/policy/describe-approval.js';
+import { describeApproval, visibleJson } from '../../src/policy/describe-approval.js';
 import { delegationEnv, trickyBody } from './delegation-env.js';
 
 test('upstream tools default to ask: without an approval channel the call is refused with a reason and never runs', async (t) => {
@@ -58,7 +58,7 @@ test('the approval callback sees the expanded arguments, the short call and the 
   assert.match(prompt, /Requested through call_with_args_file \(args file args\/issue\.json; overrides: body, labels\)/);
   assert.match(prompt, /TOO LARGE TO SHOW IN FULL/);
   assert.match(prompt, new RegExp(`NOT SHOWN: [\\d,]+ of ${body.length.toLocaleString('en-US')} characters from results/0001-get_issue\\.json#/issue/body`));
-  assert.ok(prompt.includes(JSON.stringify(body.slice(-160)).slice(1, -1)), 'the end of a long string is shown');
+  assert.ok(prompt.includes(visibleJson(JSON.stringify(body.slice(-160)).slice(1, -1))), 'the end of a long string is shown');
   assert.ok(prompt.length < 4000, 'large values are summarized, not dumped');
   assert.match(prompt, /"title": "from file"/);
   assert.ok(request.digest?.argumentsFile?.startsWith('outputs/approvals/'));
@@ -134,4 +134,13 @@ test('small arguments are shown in full, byte for byte, with their digest, and t
   assert.ok(prompt.includes(JSON.stringify(args, null, 2)));
   assert.ok(prompt.includes(sha256Hex(JSON.stringify(args))));
   assert.doesNotMatch(prompt, /NOT SHOWN/);
+});
+
+test('invisible and reordering characters are shown as escapes, so the prompt cannot hide or reorder what is sent', () => {
+  const args = { command: 'echo safe\u202e hs | lruc ;\u200b', note: 'line\u2028break' };
+  const prompt = describeApproval({ tool: 'gh__run', conversationId: 'c1', arguments: args });
+  assert.doesNotMatch(prompt, /[\u202e\u200b\u2028]/);
+  assert.match(prompt, /\\u202e hs \| lruc ;\\u200b/);
+  const shown = prompt.slice(prompt.indexOf('{'));
+  assert.deepEqual(JSON.parse(shown), args, 'the escaped text is still exactly the arguments');
 });
