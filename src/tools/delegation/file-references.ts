@@ -2,9 +2,10 @@ import { SpillwayError } from '../../errors.js';
 import { readBounded, type ConversationSandbox, type OpenedFile } from '../../sandbox/index.js';
 import { formatBytes } from '../../util/format.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
-import { looksBinary, readLines } from '../reread/read-lines.js';
+import { looksBinary } from '../reread/read-lines.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { formatJsonPointer, lookupJsonPointer, parseJsonPointer } from './json-pointer.js';
+import { readJsonlRow } from './jsonl-row.js';
 
 /** `{"$file": path}` or `{"$file": path, "$pointer": "/0/body"}` inside overrides. */
 export interface FileReference {
@@ -208,12 +209,17 @@ export class FileReferenceResolver {
       );
     }
     const wanted = Number(rowSegment);
-    let row = -1;
-    for await (const line of readLines(file)) {
-      if (line.text.trim().length === 0) continue;
-      row += 1;
-      if (row === wanted) return parseFile(line.text, `${file.relative} line ${line.number}`, at);
+    // Scanned as bytes: rows before it never become strings, and the row itself is capped.
+    const lookup = await readJsonlRow(file.handle, wanted, maxPointerSourceBytes);
+    if (lookup.found === true) return parseFile(lookup.text, `${file.relative} line ${lookup.line}`, at);
+    if (lookup.found === 'too-large') {
+      throw new SpillwayError(
+        'RESULT_TOO_LARGE',
+        `The file reference at ${at}: row ${wanted} of ${file.relative} (line ${lookup.line}) is ${formatBytes(lookup.bytes)}; a row read for a pointer may be at most ${formatBytes(maxPointerSourceBytes)}. Extract the value with run_script into args/ first.`,
+        { file: file.relative, row: wanted, bytes: lookup.bytes, maxBytes: maxPointerSourceBytes },
+      );
     }
+    const row = lookup.rows - 1;
     throw new SpillwayError('FILE_REF_INVALID', `The file reference at ${at}: ${file.relative} has ${row + 1} rows (0–${row}); row ${wanted} does not exist.`, {
       file: file.relative,
       rows: row + 1,
