@@ -101,6 +101,12 @@ const entryPoints: Record<string, (candidate: string) => { name: string; argumen
   'run_script reads': (candidate) => ({ name: 'run_script', arguments: { code: `console.log(readText(${JSON.stringify(candidate)}))` } }),
   'run_script writes': (candidate) => ({ name: 'run_script', arguments: { code: `writeText(${JSON.stringify(candidate)}, 'written')` } }),
   'call_with_args_file.argsPath': (candidate) => ({ name: 'call_with_args_file', arguments: { tool: 'list_files', argsPath: candidate } }),
+  'inspect_file.path': (candidate) => ({ name: 'inspect_file', arguments: { path: candidate } }),
+  'query_files table path': (candidate) => ({ name: 'query_files', arguments: { sql: `SELECT * FROM '${candidate.replaceAll("'", "''")}'` } }),
+  'build_chart.source': (candidate) => ({
+    name: 'build_chart',
+    arguments: { source: candidate, spec: { mark: 'bar', encoding: { x: { field: 'a', type: 'nominal' }, y: { field: 'a', type: 'quantitative' } } } },
+  }),
   $file: (candidate) => ({ name: 'call_with_args_file', arguments: { tool: 'echo', argsPath: 'args/ok.json', overrides: { body: { $file: candidate } } } }),
 };
 
