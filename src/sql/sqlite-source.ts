@@ -191,9 +191,7 @@ export class SqliteSource implements SqlSource {
           // The rows are here; only the count ran out of time. Say so rather than lose the rows.
           if (!SpillwayError.is(error) || error.code !== 'SQL_TIMEOUT' || error.details?.cancelled === true) throw error;
           result.total = null;
-          result.notes.push(
-            `More rows match, but counting all of them took longer than ${formatCount(query.timeoutMs)} ms (sql.timeoutMs), so the total is unknown.`,
-          );
+          result.notes.push(`More rows match, but counting all of them took longer than ${formatCount(query.timeoutMs)} ms (sql.timeoutMs), so the total is unknown.`);
         }
       }
       this.giveBack(child);
