@@ -81,6 +81,76 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
+/**
+ * Whether the same call may succeed when simply tried again, per code (sent to
+ * MCP clients as `_meta["spillway/error"].retryable`). Transient conditions (a
+ * busy pool, a timeout, a worker or upstream that failed) are retryable; a call
+ * that broke a rule fails the same way until the caller changes it.
+ */
+export const retryableErrors = {
+  CONFIG_INVALID: false,
+  CONFIG_UNREADABLE: false,
+  PATH_EMPTY: false,
+  PATH_ABSOLUTE: false,
+  PATH_TRAVERSAL: false,
+  PATH_NUL: false,
+  PATH_BACKSLASH: false,
+  PATH_INVALID_UNICODE: false,
+  PATH_TOO_LONG: false,
+  PATH_ESCAPES: false,
+  PATH_NOT_FOUND: false,
+  PATH_EXPIRED: false,
+  PATH_NOT_FILE: false,
+  PATH_HARDLINK: false,
+  PATH_FOLDER_NOT_ALLOWED: false,
+  PATH_EXISTS: false,
+  CONVERSATION_INVALID: false,
+  SANDBOX_ROOT_INVALID: false,
+  TOOL_NOT_FOUND: false,
+  TOOL_EXISTS: false,
+  INVALID_ARGUMENTS: false,
+  // A tool's own failure may be transient (a flaky service behind it); the message says more.
+  TOOL_FAILED: true,
+  TOOL_TIMEOUT: true,
+  RESULT_TOO_LARGE: false,
+  INVALID_JSON: false,
+  NOT_A_TABLE: false,
+  UNKNOWN_COLUMN: false,
+  INVALID_RANGE: false,
+  ROW_LIMIT: false,
+  WORKER_FAILED: true,
+  ARGS_NOT_OBJECT: false,
+  DELEGATION_LOOP: false,
+  FILE_REF_INVALID: false,
+  PERMISSION_DENIED: false,
+  APPROVAL_DECLINED: false,
+  // The approval channel may be there next time (another client, the user back).
+  APPROVAL_UNAVAILABLE: true,
+  UPSTREAM_UNAVAILABLE: true,
+  UPSTREAM_ERROR: true,
+  SCRIPT_SYNTAX: false,
+  SCRIPT_ERROR: false,
+  SCRIPT_LIMIT: false,
+  SCRIPT_BUSY: true,
+  SQL_READ_ONLY: false,
+  SQL_ERROR: false,
+  SQL_TIMEOUT: true,
+  SQL_SOURCE_UNAVAILABLE: true,
+  SQL_FILE_REFUSED: false,
+  SQL_LIMIT: false,
+  SQL_BUSY: true,
+  CHART_SPEC_INVALID: false,
+  CHART_TOO_LARGE: false,
+  // A renderer failure on a valid spec is not expected to change on a retry.
+  CHART_FAILED: false,
+  RETENTION_LOCKED: true,
+  INTERNAL: false,
+} as const satisfies Record<ErrorCode, boolean>;
+
+export function isRetryable(code: ErrorCode): boolean {
+  return retryableErrors[code];
+}
+
 export type ErrorDetails = Record<string, unknown>;
 
 /** The plain shape an error takes across a worker boundary or in a record. */

@@ -23,5 +23,5 @@ export type {
 export { describeApproval } from './policy/describe-approval.js';
 export { loadConfig, validateConfig, type LoadConfigOptions } from './config/load-config.js';
 export type { Config } from './config/schema.js';
-export { SpillwayError, errorCodes, type ErrorCode, type SerializedError } from './errors.js';
+export { SpillwayError, errorCodes, isRetryable, retryableErrors, type ErrorCode, type SerializedError } from './errors.js';
 export type { SpillRef, SpillMeta } from './spill/spill-ref.js';

@@ -1,4 +1,5 @@
-import type { ListedTool } from '../../src/host/tool.js';
+import { structuredResultSchema } from '../../src/host/structured-result.js';
+import type { ListedTool, OutputSchema } from '../../src/host/tool.js';
 import { anchor, code, table } from './markdown.js';
 import { constraintText, isSchema, typeText, variants, type Schema } from './json-schema-text.js';
 
@@ -77,6 +78,7 @@ export function renderToolReference(tools: readonly ListedTool[]): string {
       sorted.map((tool) => [`[${code(tool.name)}](#${anchor(tool.name)})`, firstSentence(tool.description)]),
     ),
   ];
+  parts.push('', ...envelopeSection());
   for (const tool of sorted) {
     parts.push('', `## ${tool.name}`, '', tool.description, '', `*${annotationText(tool)}*`, '');
     const rows = argumentRows(tool.inputSchema);
@@ -88,7 +90,38 @@ export function renderToolReference(tools: readonly ListedTool[]): string {
           rows.map((row) => [code(row.name), row.type, row.required ? 'yes' : '', row.description]),
         ),
       );
+    if (tool.outputSchema !== undefined) parts.push('', ...outputSection(tool.outputSchema));
   }
   return `${parts.join('\n')}\n`;
 }
 
+
+/** The structured-result envelope every spillway tool returns over MCP, from its own schema. */
+function envelopeSection(): string[] {
+  const rows = argumentRows(structuredResultSchema({}) as Schema).filter((row) => !row.name.startsWith('result.'));
+  return [
+    '## Structured results',
+    '',
+    'Over MCP every tool below declares an `outputSchema` and returns `structuredContent` beside the text the model reads: the tool\'s own value under `result` (its shape is given with each tool), the spill reference and the host\'s notes as fields. A failed call has no `structuredContent`; its `_meta["spillway/error"]` holds `{code, details, retryable}` (codes and which are retryable: `src/errors.ts`). Upstream tools keep their own shapes: they are listed without this envelope, and their result (their own `structuredContent` when they send one) is the JSON text the model reads and the spill file holds.',
+    '',
+    table(
+      ['field', 'type', 'always', 'description'],
+      rows.map((row) => [code(row.name), row.type, row.required ? 'yes' : '', row.description]),
+    ),
+  ];
+}
+
+/** A tool's `result`: a type line for scalars, a field table for objects. */
+function outputSection(schema: OutputSchema): string[] {
+  const description = typeof schema.description === 'string' ? ` ${schema.description}` : '';
+  const rows = argumentRows(schema as Schema);
+  if (rows.length === 0) return [`**Result** (\`structuredContent.result\`): ${typeText(schema as Schema)}.${description}`];
+  return [
+    `**Result** (\`structuredContent.result\`): ${typeText(schema as Schema)}.${description}`,
+    '',
+    table(
+      ['field', 'type', 'always', 'description'],
+      rows.map((row) => [code(row.name), row.type, row.required ? 'yes' : '', row.description]),
+    ),
+  ];
+}

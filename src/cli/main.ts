@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors.js';
+import { callCommand, callUsage } from './commands/call.js';
 import { exportCommand, exportUsage } from './commands/export.js';
 import { cleanupCommand, cleanupUsage } from './commands/cleanup.js';
 import { demoCommand, demoUsage } from './commands/demo.js';
@@ -15,6 +16,7 @@ interface Command {
 /** The verbs of `spillway`. Each lives in cli/commands/<verb>.ts. */
 const commands = new Map<string, Command>([
   ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
+  ['call', { run: callCommand, usage: callUsage, summary: 'run one tool call through the host from a shell (for playbook runners)' }],
   ['demo', { run: demoCommand, usage: demoUsage, summary: 'a scripted walkthrough against the embedded demo database (no model needed)' }],
   ['export', { run: exportCommand, usage: exportUsage, summary: 'build a CSV/XLSX/DOCX/PPTX file from a JSONL, JSON or CSV table' }],
   ['upstreams', { run: upstreamsCommand, usage: upstreamsUsage, summary: 'connect to the configured upstream MCP servers and list their state and tools' }],

@@ -30,8 +30,10 @@ export interface ExecuteResult {
   files: SpillRef[];
   /** True when `text` shows only part of the result. */
   truncated: boolean;
-  /** The JSON result when the model sees it whole. */
+  /** The result (JSON value, or the text) when the model sees it whole. */
   value?: unknown;
+  /** The host's own sentences in `text`: how much of the result is shown, where the file is. */
+  notes: string[];
   /** Files the call placed in outputs/ (download cards). */
   attachments: Attachment[];
   error?: SerializedError;
@@ -227,6 +229,46 @@ export class Host extends EventEmitter<HostEvents> {
    * file when the text is long).
    */
   async execute(call: ToolCall, context: ExecuteContext): Promise<ExecuteResult> {
+    return this.executeCall(call, context);
+  }
+
+  /**
+   * Runs a tool the host does not list (an embedding framework's own tool, see
+   * spillway/ai-sdk) through the same pipeline: policy, spill rules, record.
+   * Its arguments were validated by its owner, so they are not validated again.
+   */
+  async executeUnlisted(tool: ToolDefinition, call: ToolCall, context: ExecuteContext): Promise<ExecuteResult> {
+    return this.executeCall(call, context, tool);
+  }
+
+  /**
+   * Writes a result that did not go through `execute` (one already in a
+   * conversation's history, for the context guard) to the sandbox by the spill
+   * rules, whatever its size; the after-spill hooks (disk quota) run as for a
+   * call. Returns the file's facts, or undefined when it could not be written (logged).
+   */
+  async spillValue(input: { conversationId: string; tool: string; callId: string; value: unknown; isError?: boolean }): Promise<SpillRef | undefined> {
+    assertConversationId(input.conversationId);
+    const sandbox = this.sandbox.conversation(input.conversationId);
+    const log = this.logger.child({ conversationId: input.conversationId, tool: input.tool, callId: input.callId });
+    const isError = input.isError === true;
+    const text = typeof input.value === 'string' ? input.value : JSON.stringify(input.value);
+    const view = await presentResult({
+      sandbox,
+      tool: input.tool,
+      callId: input.callId,
+      result: isError ? { kind: 'text', text, binaries: [] } : unwrapValue(input.value),
+      isError,
+      settings: { ...this.spillSettings(input.tool), spill: true, thresholdChars: 0 },
+      now: this.now(),
+      onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; the result stays where it was'),
+    });
+    const written = view.spill === undefined ? view.files : [view.spill, ...view.files];
+    if (written.length > 0) await this.afterSpill({ sandbox, files: written, config: this.currentConfig, logger: log });
+    return view.spill;
+  }
+
+  private async executeCall(call: ToolCall, context: ExecuteContext, unlisted?: ToolDefinition): Promise<ExecuteResult> {
     const callId = call.id ?? `call_${randomUUID()}`;
     const started = this.now();
     const startedAt = performance.now();
@@ -245,6 +287,7 @@ export class Host extends EventEmitter<HostEvents> {
         files: [],
         truncated: false,
         attachments: [],
+        notes: [],
         error: failure.toJSON(),
         durationMs: 0,
       };
@@ -255,7 +298,7 @@ export class Host extends EventEmitter<HostEvents> {
     // A delegated call's expanded arguments, known even when the target then fails (for the record).
     const delegation: Delegation = {};
     try {
-      output = await this.run(call, callId, context, sandbox, log, delegation);
+      output = await this.run(call, callId, context, sandbox, log, delegation, unlisted);
     } catch (error) {
       failure = toSpillwayError(error, 'TOOL_FAILED');
     }
@@ -290,7 +333,8 @@ export class Host extends EventEmitter<HostEvents> {
 
     const durationMs = performance.now() - startedAt;
     const attachments = output?.attachments ?? [];
-    const result: ExecuteResult = { callId, tool: call.name, isError, text: view.text, files: view.files, truncated: view.truncated, attachments, durationMs };
+    const { text, files, truncated, notes } = view;
+    const result: ExecuteResult = { callId, tool: call.name, isError, text, files, truncated, attachments, notes, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;
     if (failure !== undefined)
@@ -348,10 +392,11 @@ export class Host extends EventEmitter<HostEvents> {
     sandbox: ConversationSandbox,
     log: Logger,
     delegation: Delegation,
+    unlisted?: ToolDefinition,
   ): Promise<ToolOutput> {
-    const tool = this.requireTool(call.name);
+    const tool = unlisted ?? this.requireTool(call.name);
     const args = call.arguments ?? {};
-    this.validator.validate(tool.name, args);
+    if (unlisted === undefined) this.validator.validate(tool.name, args);
     const approved = await this.authorizeCall(tool, args, { callId, context, sandbox, delegation });
     const toolContext = this.toolContext({ callId, call: { tool: tool.name, arguments: args }, context, sandbox, log, depth: 0, delegation });
     return await tool.handler(approved as Record<string, unknown>, toolContext);

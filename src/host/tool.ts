@@ -11,6 +11,9 @@ export type { ApprovalHandler, ApprovalRequest, ArgumentSource } from '../policy
 /** A JSON Schema for a tool's arguments (an object schema). */
 export type JsonSchema = Record<string, unknown> & { type?: 'object' };
 
+/** A JSON Schema for a tool's result value (any type: a string, an object, ...). */
+export type OutputSchema = Record<string, unknown>;
+
 /** What a handler receives: the static type of a TypeBox schema; a plain object for a raw JSON Schema (upstream tools). */
 export type ToolArguments<Input extends JsonSchema> = Input extends TSchema ? Static<Input> : Record<string, unknown>;
 
@@ -93,6 +96,12 @@ export interface ToolDefinition<Input extends JsonSchema = JsonSchema> {
   description: string | ((config: Config) => string);
   /** Checked by the host (ajv) before the handler runs; listed as is in MCP tools/list. */
   inputSchema: Input;
+  /**
+   * The schema of the handler's `value` (a TypeBox schema or plain JSON Schema).
+   * Over MCP a tool with one declares the structured-result envelope around it
+   * (see host/structured-result.ts) and returns `structuredContent`.
+   */
+  outputSchema?: OutputSchema;
   /** Where the tool comes from: "local" or the upstream server's name. */
   origin?: 'local' | { upstream: string };
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */

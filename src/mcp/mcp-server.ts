@@ -3,12 +3,14 @@ import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { toSpillwayError } from '../errors.js';
+import { toSpillwayError, type SpillwayError } from '../errors.js';
 import type { ExecuteResult, Host } from '../host/host.js';
+import { errorMetaKey, structuredResultSchema, toErrorMeta, toStructuredResult } from '../host/structured-result.js';
 import type { ApprovalHandler, ListedTool } from '../host/tool.js';
 import { isTextMimeType, listAttachments, mimeTypeFor, pathFromAttachmentUri } from '../outputs/attachments.js';
 import { elicitationApprover, type ElicitationApproverOptions } from '../policy/elicitation-approver.js';
@@ -52,7 +54,7 @@ export function createMcpServer(host: Host, session: McpSession): Server {
         ...approvalThroughElicitation(server, { timeoutMs: host.config.policy.approvalTimeoutMs, signal: extra.signal }),
       },
     );
-    return toCallToolResult(result);
+    return toCallToolResult(result, host.getTool(request.params.name));
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
@@ -70,16 +72,16 @@ export function createMcpServer(host: Host, session: McpSession): Server {
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
-    const relative = pathFromAttachmentUri(uri);
     const sandbox = host.sandbox.conversation(session.conversationId);
     try {
+      const relative = pathFromAttachmentUri(uri);
       const { data, relative: path } = await sandbox.readFile(relative, { folders: ['outputs'], maxBytes: 256 * 1024 * 1024 });
       const mimeType = mimeTypeFor(path);
       return {
         contents: [isTextMimeType(mimeType) ? { uri, mimeType, text: data.toString('utf8') } : { uri, mimeType, blob: data.toString('base64') }],
       };
     } catch (error) {
-      throw new Error(toSpillwayError(error).message);
+      throw resourceError(uri, toSpillwayError(error));
     }
   });
 
@@ -103,18 +105,52 @@ export function createMcpServer(host: Host, session: McpSession): Server {
 /** A listed tool (`host.listTools()`, descriptions resolved) as MCP lists it. */
 export function toMcpTool(tool: ListedTool): Tool {
   const mcpTool: Tool = { name: tool.name, description: tool.description, inputSchema: { type: 'object', ...tool.inputSchema } as Tool['inputSchema'] };
+  const outputSchema = declaredOutputSchema(tool);
+  if (outputSchema !== undefined) mcpTool.outputSchema = outputSchema as Tool['outputSchema'];
   if (tool.annotations !== undefined) mcpTool.annotations = tool.annotations;
   return mcpTool;
 }
 
-/** The host's result as MCP: the text the model reads, download cards as resource links, spill facts in _meta. */
-export function toCallToolResult(result: ExecuteResult): CallToolResult {
+/** Only spillway's own tools wrap their results in the structured envelope; upstream tools keep their own shapes. */
+function declaredOutputSchema(tool: ListedTool): Record<string, unknown> | undefined {
+  if (!hasStructuredResult(tool) || tool.outputSchema === undefined) return undefined;
+  // JSON round trip: TypeBox marks its schemas with symbol keys, which are not part of the wire schema.
+  return JSON.parse(JSON.stringify(structuredResultSchema(tool.outputSchema))) as Record<string, unknown>;
+}
+
+function hasStructuredResult(tool: ListedTool): boolean {
+  return tool.outputSchema !== undefined && (tool.origin === undefined || tool.origin === 'local');
+}
+
+/** The spec's "resource not found" (-32002): also for paths the sandbox refuses, so a refusal never confirms a file exists. */
+export const resourceNotFoundCode = -32002;
+
+function resourceError(uri: string, error: SpillwayError): McpError {
+  if (error.code.startsWith('PATH_') || error.code === 'CONVERSATION_INVALID') {
+    return new McpError(resourceNotFoundCode, `Resource not found: ${error.message}`, { uri, code: error.code });
+  }
+  return new McpError(-32603, error.message, { uri, code: error.code });
+}
+
+/**
+ * The host's result as MCP: the text the model reads, download cards as
+ * resource links, spill facts in _meta; for spillway's own tools the same
+ * facts as `structuredContent` (their declared output schema); for failures
+ * the error code in `_meta["spillway/error"]`.
+ */
+export function toCallToolResult(result: ExecuteResult, tool?: ListedTool): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
   for (const attachment of result.attachments) {
     content.push({ type: 'resource_link', uri: attachment.uri, name: attachment.filename, mimeType: attachment.mimeType, description: `${attachment.path}, ${attachment.bytes} bytes` });
   }
   const mcp: CallToolResult = { content, isError: result.isError };
-  if (result.spill !== undefined) mcp._meta = { [spillMetaKey]: toSpillMeta(result.spill) };
+  const meta: Record<string, unknown> = {};
+  if (result.spill !== undefined) meta[spillMetaKey] = toSpillMeta(result.spill);
+  if (result.error !== undefined) meta[errorMetaKey] = toErrorMeta(result.error);
+  if (Object.keys(meta).length > 0) mcp._meta = meta;
+  if (!result.isError && tool !== undefined && hasStructuredResult(tool)) {
+    mcp.structuredContent = toStructuredResult(result) as unknown as Record<string, unknown>;
+  }
   return mcp;
 }
 

@@ -45,10 +45,12 @@ export interface ModelView {
   files: SpillRef[];
   /** True when `text` shows only a prefix of the result. */
   truncated: boolean;
-  /** The JSON value, when the model sees it whole. */
+  /** The result (JSON value, or the text) when the model sees it whole. */
   value?: unknown;
   /** A spill that failed (disk full, permissions): the reason, for logs. */
   spillError?: string;
+  /** The host's own sentences in `text` (how much is shown, where the file is), for structured results. */
+  notes: string[];
 }
 
 /** A result rendered once: its full inline text (built lazily), its size, and how to cut it. */
@@ -58,7 +60,8 @@ interface Rendered {
   /** Whether the full text fits in `budgetBytes` of UTF-8 (measured only when the length alone cannot tell). */
   fits(budgetBytes: number): boolean;
   full(): string;
-  cut(budgetBytes: number, spilled: boolean): string;
+  /** A whole-record prefix (up to the line break before the notes) and the host's notes: how much it shows, what the rest holds. */
+  cut(budgetBytes: number, spilled: boolean): { text: string; notes: string[] };
 }
 
 /**
@@ -104,13 +107,16 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
   const budgetBytes = Math.floor(settings.inlineMaxTokens * settings.bytesPerToken);
   let body: string;
   let truncated = false;
+  const notes: string[] = [];
   if (isError) {
     body = shortenError(rendered.full(), settings.errorHeadChars, settings.errorTailChars, spill?.path);
     truncated = body.length < rendered.chars;
   } else if (rendered.fits(budgetBytes)) {
     body = rendered.full();
   } else {
-    body = rendered.cut(budgetBytes, spill !== undefined);
+    const cut = rendered.cut(budgetBytes, spill !== undefined);
+    body = `${cut.text}${cut.notes.join('\n')}`;
+    notes.push(...cut.notes.map((note) => note.replace(/^\[spillway\] /, '')));
     truncated = true;
   }
 
@@ -122,10 +128,11 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
   if (spillError !== undefined && settings.spill && rendered.chars > settings.thresholdChars) {
     references.push('[spillway] The full result could not be saved to a file, so no path is available; work from the text above.');
   }
-  const view: ModelView = { text: [body, ...references].filter((part) => part.length > 0).join('\n\n'), files, truncated };
+  notes.push(...references.map((reference) => reference.replace(/^\[spillway\] /, '')));
+  const view: ModelView = { text: [body, ...references].filter((part) => part.length > 0).join('\n\n'), files, truncated, notes };
   if (spill !== undefined) view.spill = spill;
   if (spillError !== undefined) view.spillError = spillError;
-  if (!truncated && !isError && result.kind === 'json') view.value = result.value;
+  if (!truncated && !isError) view.value = result.kind === 'json' ? result.value : result.text;
   return view;
 }
 
@@ -154,7 +161,7 @@ function renderText(text: string): Rendered {
       const shown = prefix.cutInsideLine
         ? `Showing the first ${formatCount(prefix.text.length)} of ${formatCount(text.length)} characters (the first line alone is over the inline cap); ${rest}.`
         : `Showing lines 1–${formatCount(prefix.lines)} of ${formatCount(totalLines)}; ${rest}.`;
-      return `${prefix.text}${prefix.text.endsWith('\n') ? '' : '\n'}[spillway] ${shown}`;
+      return { text: `${prefix.text}${prefix.text.endsWith('\n') ? '' : '\n'}`, notes: [`[spillway] ${shown}`] };
     },
   };
 }
@@ -202,7 +209,7 @@ function renderJson(value: unknown, source?: string): Rendered {
         const prefix = wholeRecordPrefix(lines, Math.max(0, budgetBytes - sentenceBudget - utf8Length(summary)), { open, close, measure: utf8Length });
         const total = lines.length;
         const rest = spilled ? `the file holds all ${formatCount(total)}` : 'the rest was not saved to a file; narrow the query';
-        return `${prefix.text}\n[spillway] Showing ${formatCount(prefix.count)} of ${plural(total, 'row')}; ${rest}.\n${summary}`;
+        return { text: `${prefix.text}\n`, notes: [`[spillway] Showing ${formatCount(prefix.count)} of ${plural(total, 'row')}; ${rest}.`, summary] };
       },
     };
   }
@@ -215,7 +222,10 @@ function renderJson(value: unknown, source?: string): Rendered {
     cut(budgetBytes, spilled) {
       const prefix = jsonPrefix(value, Math.max(0, budgetBytes - 200), utf8Length);
       const rest = spilled ? 'the file holds the whole result' : 'the rest was not saved to a file';
-      return `${prefix.text}\n[spillway] Showing ${formatCount(prefix.shown)} of ${formatCount(prefix.total)} ${prefix.unit} of ${prefix.at}; ${rest}.`;
+      return {
+        text: `${prefix.text}\n`,
+        notes: [`[spillway] Showing ${formatCount(prefix.shown)} of ${formatCount(prefix.total)} ${prefix.unit} of ${prefix.at}; ${rest}.`],
+      };
     },
   };
 }

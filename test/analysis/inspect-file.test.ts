@@ -45,7 +45,9 @@ test('over MCP: a cut result carries the profile of every row; list_files and in
 
   const inspected = await client.callTool({ name: 'inspect_file', arguments: { path: spill.path } });
   assert.equal(inspected.isError, false);
-  const value = inspected.structuredContent as { rows: number; bytes: number; profile: TableProfile; readCost: { tokens: number } } | undefined;
+  // The tool's value is structuredContent.result (spillway's structured-result envelope).
+  const value = (inspected.structuredContent as { result?: { rows: number; bytes: number; profile: TableProfile; readCost: { tokens: number } } } | undefined)
+    ?.result;
   const parsed = value ?? (JSON.parse((inspected.content as { text: string }[])[0]?.text ?? '{}') as typeof value);
   assert.ok(parsed);
   assert.equal(parsed.rows, 3000);

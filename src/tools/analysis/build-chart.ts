@@ -9,6 +9,7 @@ import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { formatCount } from '../../util/format.js';
+import { buildChartOutput } from './analysis-output.js';
 
 const SortKey = Type.Object(
   { column: Type.String({ minLength: 1 }), direction: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])) },
@@ -80,6 +81,7 @@ function chartStem(requested: string | undefined, source: string): string {
 export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartPool }): ToolDefinition {
   return defineTool({
     name: 'build_chart',
+    outputSchema: buildChartOutput,
     description: [
       "Draw a chart for the user from a table file, without the rows passing through you: give a Vega-Lite spec WITHOUT data (mark, encoding, transform, title) and the table's sandbox path as `source`; spillway binds the rows and renders an SVG and a PNG into outputs/ as downloads.",
       "Charts bind at most charts.maxRows rows: aggregate first with query_files (or query_sql), e.g. SELECT country, count(*) AS n FROM 'results/0003-list_tickets.jsonl' GROUP BY 1, and chart that result's path.",

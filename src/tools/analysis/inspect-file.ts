@@ -8,6 +8,7 @@ import { metadataSuffix } from '../../sandbox/layout.js';
 import { describeProfile } from '../../spill/profile-text.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 import { formatBytes, formatCount } from '../../util/format.js';
+import { inspectFileOutput } from './analysis-output.js';
 
 export const InspectFileInput = Type.Object(
   {
@@ -30,6 +31,7 @@ const maxMetadataBytes = 4 * 1024 * 1024;
 export function inspectFileTool(engine: FilesSqlEngine): ToolDefinition {
   return defineTool({
     name: 'inspect_file',
+    outputSchema: inspectFileOutput,
     description: [
       'Describe a file of this conversation without reading it: format, size, rows, columns and, for a spilled table, its profile computed from every row when it was saved (per column: type, nulls, min/max of numbers and ISO dates, distinct count, most frequent values); other data files (CSV, JSON, Parquet) are summarised by DuckDB.',
       'Also estimates the tokens a full read would cost. Start here with a large result: inspect → query_files (SQL over the file: filter, group, join, sort) → build_chart, export_table or draw_table with the path.',

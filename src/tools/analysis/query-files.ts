@@ -3,6 +3,7 @@ import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
 import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { presentQueryResult } from '../sql/query-sql.js';
+import { queryFilesOutput } from './analysis-output.js';
 
 export const QueryFilesInput = Type.Object(
   {
@@ -31,6 +32,7 @@ export type QueryFilesArgs = Static<typeof QueryFilesInput>;
 export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
   return defineTool({
     name: 'query_files',
+    outputSchema: queryFilesOutput,
     description: [
       "Runs one read-only SQL statement (DuckDB dialect) over this conversation's own files: spilled results (results/*.jsonl), exports and other JSONL, JSON, CSV or Parquet files. A table is a file's sandbox path in single quotes: FROM 'results/0003-list_tickets.jsonl'; several files can be joined.",
       'Use it to filter, group, join, sort and page a large result instead of reading it: inspect_file first (columns, types, distinct values), then query here, then pass the result path to build_chart, export_table or draw_table.',

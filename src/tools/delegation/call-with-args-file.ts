@@ -5,6 +5,7 @@ import { closeNames } from '../../util/close-names.js';
 import { expandArguments } from './expand-arguments.js';
 import { normalizeOverrides } from './normalize-overrides.js';
 import { readArgsFile } from './read-args-file.js';
+import { callWithArgsFileOutput } from './delegation-output.js';
 
 export const callWithArgsFileName = 'call_with_args_file';
 
@@ -17,6 +18,7 @@ export const callWithArgsFileName = 'call_with_args_file';
  */
 export const callWithArgsFileTool = defineTool({
   name: callWithArgsFileName,
+  outputSchema: callWithArgsFileOutput,
   description: [
     'Call another tool (local, or an upstream MCP tool such as github__create_issue) with its arguments read from a JSON file in the sandbox, so you never retype text or rows the host already holds.',
     'Use it whenever an argument would copy text or rows you got from a tool result, a spill or a file (issue bodies, call stacks, comments, query rows): retyping is slow and silently changes the text.',

@@ -9,10 +9,12 @@ import { isJsonObject } from '../../util/is-json-object.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
 import { renameNote, sizeText } from './describe-output.js';
 import { outputFilename } from './output-name.js';
+import { attachFileOutput } from './file-tool-output.js';
 
 /** attach_file: a sandbox file copied as is into outputs/, for "just give me the file". */
 export const attachFileTool = defineTool({
   name: 'attach_file',
+  outputSchema: attachFileOutput,
   description: [
     'Give the user a file from the sandbox exactly as it is (e.g. the full JSONL spill "results/0007-query_sql.jsonl", a script, a JSON result): it is copied into outputs/ and attached as a download.',
     'Pass the path; never read the file and retype it. Outputs are kept when old results expire.',

@@ -12,6 +12,7 @@ import { documentSpecSchema, normalizeDocumentSpec, type DocumentBlock, type Doc
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
 import type { DocumentResult, DocumentTask } from '../../files/pool/worker-task.js';
+import { buildDocumentOutput } from './file-tool-output.js';
 
 const buildDocumentInput = Type.Object(
   {
@@ -27,6 +28,7 @@ const buildDocumentInput = Type.Object(
 export function buildDocumentTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'build_document',
+    outputSchema: buildDocumentOutput,
     description: (config) => [
       'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
       'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]},' +

@@ -6,11 +6,13 @@ import { selectionNotes } from '../../files/selection/selection-notes.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { selectionFromArguments, selectionSchema } from '../../files/selection/selection.js';
 import type { MarkdownResult, MarkdownTask } from '../../files/pool/worker-task.js';
+import { drawTableOutput } from './file-tool-output.js';
 
 /** draw_table: a Markdown table for the model's answer, capped at drawTable.maxRows. */
 export function drawTableTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'draw_table',
+    outputSchema: drawTableOutput,
     description: (config) => [
       'Draw a Markdown table to show in your answer, read straight from a table file in the sandbox (e.g. the spill path "results/0007-query_sql.jsonl"). Pass the path, never the rows.',
       'Optional columns, sort and range work as in export_table.',

@@ -10,11 +10,13 @@ import { outputFilename } from './output-name.js';
 import { enumOf } from '../../util/schema-builders.js';
 import { selectionFromArguments, selectionSchema } from '../../files/selection/selection.js';
 import type { TableResult, TableTask } from '../../files/pool/worker-task.js';
+import { exportTableOutput } from './file-tool-output.js';
 
 /** export_table: a CSV or XLSX file in outputs/ built by a worker from a spill path. */
 export function exportTableTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'export_table',
+    outputSchema: exportTableOutput,
     description: [
       'Build a CSV or Excel (XLSX) file for the user from a table file in the sandbox, and attach it as a download.',
       'Pass the PATH of the data, e.g. the spill path a query returned ("results/0007-query_sql.jsonl"); never pass or retype the rows themselves: the file is read directly, so a 200-byte call exports a million rows exactly.',

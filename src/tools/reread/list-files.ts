@@ -7,6 +7,7 @@ import { isTempName, PinnedFolder, readSidecar } from '../../sandbox/index.js';
 import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';
 import { describeColumn } from '../../spill/profile-text.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
+import { listFilesOutput } from './reread-output.js';
 
 export interface FileEntry {
   path: string;
@@ -23,6 +24,7 @@ export interface FileEntry {
 
 export const listFilesTool = defineTool({
   name: 'list_files',
+  outputSchema: listFilesOutput,
   description: [
     "List the files of this conversation's sandbox with size, format, rows, columns and a one-line profile per column (for spilled tables) and expiry time.",
     'Folders: results/ (spilled tool results), errors/ (full error texts), args/ (arguments files), scripts/, outputs/ (files given to the user; never expire).',

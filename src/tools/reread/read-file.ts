@@ -3,9 +3,11 @@ import { SpillwayError } from '../../errors.js';
 import { defineTool } from '../../host/define-tool.js';
 import { formatCount } from '../../util/format.js';
 import { capLine, looksBinary, readLines } from './read-lines.js';
+import { readFileOutput } from './reread-output.js';
 
 export const readFileTool = defineTool({
   name: 'read_file',
+  outputSchema: readFileOutput,
   description: [
     'Read numbered lines of a file in this conversation\'s sandbox (a spilled result in results/, an error in errors/, an args file, a script, an output).',
     'Paths are relative to the conversation folder, exactly as a spill reference gives them, e.g. "results/0007-query_sql.jsonl". JSONL tables have one row per line.',

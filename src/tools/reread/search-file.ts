@@ -4,12 +4,14 @@ import { defineTool } from '../../host/define-tool.js';
 import { formatCount } from '../../util/format.js';
 import { compileUserRegExp } from '../../util/safe-regexp.js';
 import { capLine, looksBinary, readLines } from './read-lines.js';
+import { searchFileOutput } from './reread-output.js';
 
 /** A search that runs longer stops and says how far it got. */
 const searchTimeLimitMs = 30_000;
 
 export const searchFileTool = defineTool({
   name: 'search_file',
+  outputSchema: searchFileOutput,
   description: [
     'Find the lines of a sandbox file that contain a text (or match a regular expression with regex: true), with their line numbers.',
     'Use it to locate something in a large spilled result, then read_file with offset to see the surroundings.',

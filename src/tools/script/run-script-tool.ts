@@ -8,6 +8,7 @@ import { ScriptBridge } from '../../script/script-bridge.js';
 import { limitsFromConfig, type ScriptLimits } from '../../script/script-limits.js';
 import type { ScriptRunner, ScriptRunResult } from '../../script/script-runner.js';
 import { scriptListFiles } from './script-list-files.js';
+import { runScriptOutput } from './script-output.js';
 
 /** Characters of console output kept in an error message (the host spills the full error text). */
 const consoleInErrorChars = 4000;
@@ -55,6 +56,7 @@ const runScriptInput = Type.Object(
 export function runScriptTool(runner: ScriptRunner): ToolDefinition {
   return defineTool({
     name: 'run_script',
+    outputSchema: runScriptOutput,
     description: (config) => description(limitsFromConfig(config)),
     inputSchema: runScriptInput,
     annotations: { title: 'Run a sandboxed script', readOnlyHint: false, destructiveHint: false, openWorldHint: false },

@@ -5,12 +5,14 @@ import { defineTool } from '../../host/define-tool.js';
 import type { ConversationFolder } from '../../sandbox/layout.js';
 import { formatCount } from '../../util/format.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
+import { writeFileOutput } from './script-output.js';
 
 /** write_file writes model-authored files only: argument overlays and scripts. */
 export const writeFileFolders: readonly ConversationFolder[] = ['args', 'scripts'];
 
 export const writeFileTool = defineTool({
   name: 'write_file',
+  outputSchema: writeFileOutput,
   description: [
     'Write a file you authored into this conversation\'s sandbox: an arguments file under args/ (for call_with_args_file) or a script under scripts/ (for run_script with path).',
     'content is text, or any JSON value (written pretty-printed). An existing file at that path is replaced. At most args.maxBytes.',

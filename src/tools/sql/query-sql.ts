@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../../host/tool.js';
 import type { LazySqlSource } from '../../sql/open-sql-source.js';
 import type { SqlResult } from '../../sql/sql-source.js';
 import { formatBytes, formatCount, plural } from '../../util/format.js';
+import { querySqlOutput } from './query-sql-output.js';
 
 const demoTables = [
   'Tables: transactions(id, ts ISO-8601 text, account_id, merchant, category, country, amount real, currency, channel, label "fraud"|"genuine", note text or null)',
@@ -34,6 +35,7 @@ function describeSource(config: Config): string {
 export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition {
   return defineTool({
     name: 'query_sql',
+    outputSchema: querySqlOutput,
     // The dialect and the tables follow sql.source, which a configuration reload may change.
     description: (config) =>
       [

@@ -2,11 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import type { UpstreamManager } from '../../upstream/upstream-manager.js';
+import { listUpstreamsOutput } from './list-upstreams-output.js';
 
 /** The `list_upstreams` tool: the model's view of which upstream servers are up, and why not. */
 export function listUpstreamsTool(manager: UpstreamManager): ToolDefinition {
   return defineTool({
     name: 'list_upstreams',
+    outputSchema: listUpstreamsOutput,
     description: [
       'List the upstream MCP servers this host connects to: state (connected, connecting, reconnecting, failed), the tools each offers here (named NAME__tool),',
       'the last error (with the server\'s recent stderr) and when the next reconnect attempt is due.',

@@ -1,0 +1,77 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { isRetryable, type ErrorCode } from '../errors.js';
+import { toSpillMeta, type SpillMeta } from '../spill/spill-ref.js';
+import type { ExecuteResult } from './host.js';
+import type { Attachment, JsonSchema, OutputSchema } from './tool.js';
+
+const spillMetaSchema = Type.Object(
+  {
+    path: Type.String({ description: 'Relative to the conversation folder, e.g. "results/0007-query_sql.jsonl".' }),
+    format: Type.Union([Type.Literal('jsonl'), Type.Literal('json'), Type.Literal('text'), Type.Literal('binary')]),
+    bytes: Type.Integer({ minimum: 0 }),
+    rows: Type.Optional(Type.Integer({ minimum: 0, description: 'Tables: rows actually written.' })),
+    columns: Type.Optional(Type.Array(Type.String(), { description: 'Tables: column names in first-seen order.' })),
+    expiresAt: Type.String({ description: 'ISO 8601 time after which retention may delete the file.' }),
+  },
+  { description: 'A file the result was saved to (the spill reference).' },
+);
+
+const attachmentSchema = Type.Object(
+  {
+    path: Type.String({ description: 'Under outputs/, relative to the conversation folder.' }),
+    filename: Type.String(),
+    bytes: Type.Integer({ minimum: 0 }),
+    mimeType: Type.String(),
+    rows: Type.Optional(Type.Integer({ minimum: 0 })),
+    uri: Type.String({ description: 'Read it back with resources/read.' }),
+  },
+  { description: 'A download card: a file this call placed in outputs/.' },
+);
+
+/**
+ * The `structuredContent` of a spillway tool's result: the tool's own value
+ * (its `outputSchema`) under `result` when the whole of it fits inline, plus
+ * the spill reference and the host's notes as fields.
+ */
+export function structuredResultSchema(resultSchema: OutputSchema): JsonSchema {
+  return Type.Object({
+    result: Type.Optional(Type.Unsafe({ ...resultSchema, description: resultSchema.description ?? "The tool's result." } as TSchema)),
+    truncated: Type.Boolean({ description: 'true: the model saw only a whole-record prefix; `result` is absent and the spill file holds all of it.' }),
+    spill: Type.Optional(spillMetaSchema),
+    files: Type.Optional(Type.Array(spillMetaSchema, { description: 'Binary blocks (images, audio) saved as their own files.' })),
+    attachments: Type.Optional(Type.Array(attachmentSchema)),
+    notes: Type.Array(Type.String(), { description: "The host's sentences the model read beside the result: how much is shown, where the file is." }),
+  }) as JsonSchema;
+}
+
+export interface StructuredResult {
+  result?: unknown;
+  truncated: boolean;
+  spill?: SpillMeta;
+  files?: SpillMeta[];
+  attachments?: Attachment[];
+  notes: string[];
+}
+
+/** An ExecuteResult as the structured content its tool's output schema describes (successful calls only). */
+export function toStructuredResult(result: ExecuteResult): StructuredResult {
+  const structured: StructuredResult = { truncated: result.truncated, notes: result.notes };
+  if (result.value !== undefined) structured.result = result.value;
+  if (result.spill !== undefined) structured.spill = toSpillMeta(result.spill);
+  if (result.files.length > 0) structured.files = result.files.map(toSpillMeta);
+  if (result.attachments.length > 0) structured.attachments = result.attachments;
+  return structured;
+}
+
+/** What a failed call carries in `_meta["spillway/error"]`. */
+export interface ErrorMeta {
+  code: ErrorCode;
+  details: Record<string, unknown>;
+  retryable: boolean;
+}
+
+export const errorMetaKey = 'spillway/error';
+
+export function toErrorMeta(error: NonNullable<ExecuteResult['error']>): ErrorMeta {
+  return { code: error.code, details: error.details ?? {}, retryable: isRetryable(error.code) };
+}
