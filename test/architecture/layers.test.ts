@@ -11,7 +11,7 @@ import { packageRoot } from '../../src/config/package-root.js';
  * - foundation: errors.ts, util/, log/, config/ (config may use util/ and errors.ts)
  * - sandbox/: paths and files of one conversation
  * - spill/: the spill rules (uses sandbox/)
- * - policy/: allow/deny/ask and approval prompts
+ * - policy/: allow/deny/ask and approval prompts (uses sandbox/ to keep a too-large approval as a file)
  * - host/: the registry and the pipeline of every call; it offers hooks
  *   (onAfterSpill, onClose, health sources, events) that higher layers fill
  * - capabilities: tools/, retention/, upstream/, watch/, mcp/, outputs/, sql/
@@ -30,7 +30,7 @@ const allowed: Record<string, readonly string[]> = {
   config: ['errors.ts', 'util'],
   sandbox: ['errors.ts', 'util'],
   spill: ['errors.ts', 'util', 'log', 'sandbox'],
-  policy: ['errors.ts', 'util', 'log', 'config'],
+  policy: ['errors.ts', 'util', 'log', 'config', 'sandbox'],
   host: ['errors.ts', 'util', 'log', 'config', 'sandbox', 'spill', 'policy'],
 };
 const entryPoints = new Set(['runtime', 'cli', 'demo', 'index.ts']);
