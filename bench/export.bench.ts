@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { FilePool } from '../src/tools/files/file-pool.js';
-import type { DocumentResult, DocumentTask, TableResult, TableTask, WorkerKind } from '../src/tools/files/worker-task.js';
+import { FilePool } from '../src/files/pool/file-pool.js';
+import type { DocumentResult, DocumentTask, TableResult, TableTask, WorkerKind } from '../src/files/pool/worker-task.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 const conversationId = 'bench';

@@ -1,41 +1,5 @@
-/** Piscina task: export_table to CSV. Reads the source itself, streams, writes atomically. */
-import { csvHeaderLine, csvLine } from '../src/tools/files/csv-cells.js';
-import { selectRows } from '../src/tools/files/select-rows.js';
-import { openTableSource } from '../src/tools/files/table-source.js';
-import { openOutput, writeChunk } from '../src/tools/files/worker-output.js';
-import { workerTask } from '../src/tools/files/worker-run.js';
-import type { TableResult, TableTask } from '../src/tools/files/worker-task.js';
-import { emptyTableError } from '../src/tools/files/table-notes.js';
+/** Piscina entry: export_table to CSV; the writing is writeCsv in src/files/formats/csv-writer.ts. */
+import { writeCsv } from '../src/files/formats/csv-writer.js';
+import { workerTask } from '../src/files/pool/worker-run.js';
 
-/** Serialized rows are gathered into chunks of at least this many characters before each write. */
-const chunkChars = 256 * 1024;
-
-export default workerTask<TableTask, TableResult>(async (task, progress) => {
-  const source = await openTableSource(task.source);
-  try {
-    const selected = await selectRows({ source, selection: task.selection, onProgress: progress });
-    if (selected.columns.length === 0) throw emptyTableError(source.name);
-    const output = await openOutput(task.output);
-    try {
-      const stream = output.pending.stream;
-      let chunk = csvHeaderLine(selected.columns.map((column) => column.header));
-      for await (const batch of selected.batches) {
-        for (const row of batch) {
-          chunk += csvLine(row);
-          if (chunk.length >= chunkChars) {
-            await writeChunk(stream, chunk);
-            chunk = '';
-          }
-        }
-      }
-      if (chunk.length > 0) await writeChunk(stream, chunk);
-      const written = await output.commit();
-      return { ...written, rows: selected.stats.rows, columns: selected.columns, stats: selected.stats, notes: [] };
-    } catch (error) {
-      await output.abort();
-      throw error;
-    }
-  } finally {
-    await source.close();
-  }
-});
+export default workerTask(writeCsv);

@@ -1,27 +1,5 @@
-/** Piscina task: draw_table's Markdown table, at most maxRows rows (read and sorted off the main thread). */
-import { markdownTable } from '../src/tools/files/markdown-table.js';
-import { selectRows } from '../src/tools/files/select-rows.js';
-import { openTableSource } from '../src/tools/files/table-source.js';
-import { emptyTableError } from '../src/tools/files/table-notes.js';
-import { workerTask } from '../src/tools/files/worker-run.js';
-import type { MarkdownResult, MarkdownTask } from '../src/tools/files/worker-task.js';
-import { drawTableTooMany } from '../src/tools/files/draw-table-limit.js';
+/** Piscina entry: draw_table's Markdown table; the writing is drawMarkdown in src/files/formats/markdown-writer.ts. */
+import { drawMarkdown } from '../src/files/formats/markdown-writer.js';
+import { workerTask } from '../src/files/pool/worker-run.js';
 
-export default workerTask<MarkdownTask, MarkdownResult>(async (task, progress) => {
-  const source = await openTableSource(task.source);
-  try {
-    const selected = await selectRows({
-      source,
-      selection: task.selection,
-      maxRows: task.maxRows,
-      tooMany: (count, atLeast) => drawTableTooMany({ source: source.name, count, atLeast, maxRows: task.maxRows }),
-      onProgress: progress,
-    });
-    if (selected.columns.length === 0) throw emptyTableError(source.name);
-    const rows: unknown[][] = [];
-    for await (const batch of selected.batches) for (const row of batch) rows.push(row);
-    return { markdown: markdownTable(selected.columns, rows), rows: rows.length, columns: selected.columns, stats: selected.stats };
-  } finally {
-    await source.close();
-  }
-});
+export default workerTask(drawMarkdown);

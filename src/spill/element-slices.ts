@@ -6,25 +6,9 @@
  * falls back to JSON.stringify.
  */
 
-const quote = 0x22;
-const backslash = 0x5c;
-const openBrace = 0x7b;
-const closeBrace = 0x7d;
-const openBracket = 0x5b;
-const closeBracket = 0x5d;
-const comma = 0x2c;
-const colon = 0x3a;
-const newline = 0x0a;
-const carriageReturn = 0x0d;
+import { isJsonWhitespace, jsonCode, skipJsonWhitespace as skipWhitespace, skipStringBody } from '../util/json-scan.js';
 
-function isWhitespace(code: number): boolean {
-  return code === 0x20 || code === newline || code === carriageReturn || code === 0x09;
-}
-
-function skipWhitespace(source: string, index: number): number {
-  while (index < source.length && isWhitespace(source.charCodeAt(index))) index += 1;
-  return index;
-}
+const { quote, openBrace, closeBrace, openBracket, closeBracket, comma, colon, newline, carriageReturn } = jsonCode;
 
 /** Where a value ends, and whether it spans lines (line breaks between its tokens). */
 interface ValueEnd {
@@ -39,19 +23,16 @@ interface ValueEnd {
  */
 function scanValue(source: string, index: number, result: ValueEnd): boolean {
   const length = source.length;
+  const string = { escapePending: false };
   let depth = 0;
-  let inString = false;
   let multiline = false;
   for (let i = index; i < length; i += 1) {
     const code = source.charCodeAt(i);
-    if (inString) {
-      if (code === backslash) i += 1;
-      else if (code === quote) {
-        inString = false;
-        if (depth === 0) return done(result, i + 1, multiline);
-      }
-    } else if (code === quote) {
-      inString = true;
+    if (code === quote) {
+      const after = skipStringBody(source, i + 1, string);
+      if (after === -1) return false;
+      if (depth === 0) return done(result, after, multiline);
+      i = after - 1;
     } else if (code === openBrace || code === openBracket) {
       depth += 1;
     } else if (code === closeBrace || code === closeBracket) {
@@ -59,13 +40,13 @@ function scanValue(source: string, index: number, result: ValueEnd): boolean {
       depth -= 1;
       if (depth === 0) return done(result, i + 1, multiline);
     } else if (depth === 0) {
-      if (code === comma || isWhitespace(code)) return done(result, i, multiline);
+      if (code === comma || isJsonWhitespace(code)) return done(result, i, multiline);
     } else if (code === newline || code === carriageReturn) {
       // JSON strings cannot hold a raw line break, so this is whitespace between tokens.
       multiline = true;
     }
   }
-  return depth === 0 && !inString ? done(result, length, multiline) : false;
+  return depth === 0 ? done(result, length, multiline) : false;
 }
 
 function done(result: ValueEnd, end: number, multiline: boolean): true {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { formatCount } from '../util/format.js';
-import { ensureDemoDatabase } from './demo-database.js';
+import { ensureDemoDatabase } from '../demo/demo-database.js';
 import { redactUrl } from './postgres-source.js';
 
 /**

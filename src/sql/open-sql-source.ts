@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import { ensureDemoDatabase } from './demo-database.js';
+import { ensureDemoDatabase } from '../demo/demo-database.js';
 import { PostgresSource } from './postgres-source.js';
 import type { SqlSource } from './sql-source.js';
 import { SqliteSource } from './sqlite-source.js';

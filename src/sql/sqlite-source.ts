@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { formatCount } from '../util/format.js';
+import { TurnQueue } from '../util/turn-queue.js';
 import type { ChildRequest, ChildResponse } from './sqlite-query-child.js';
 import { toObjectRows, type SqlQuery, type SqlResult, type SqlSource, type SqlSourceKind } from './sql-source.js';
 
@@ -129,11 +130,9 @@ export class SqliteSource implements SqlSource {
   readonly description: string;
   private readonly file: string;
   private readonly logger: Logger | undefined;
-  private readonly maxConcurrent: number;
   private readonly statementChecks: boolean;
   private idle: QueryChild | undefined;
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly turns: TurnQueue;
   private readonly live = new Set<QueryChild>();
   private closed = false;
 
@@ -141,7 +140,7 @@ export class SqliteSource implements SqlSource {
     this.file = options.file;
     this.kind = options.kind;
     this.logger = options.logger;
-    this.maxConcurrent = options.maxConcurrent ?? 2;
+    this.turns = new TurnQueue(options.maxConcurrent ?? 2);
     this.statementChecks = options.statementChecks ?? true;
     this.description = `${options.kind === 'demo' ? 'demo SQLite database' : 'SQLite database'} ${options.file} (read-only)`;
   }
@@ -160,7 +159,7 @@ export class SqliteSource implements SqlSource {
 
   async query(query: SqlQuery): Promise<SqlResult> {
     if (this.closed) throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', 'The SQL source is closed (the host is shutting down).');
-    await this.turn(query.signal);
+    const endTurn = await this.turns.take(query.signal, () => new SpillwayError('SQL_TIMEOUT', 'The query was cancelled while waiting for a free query slot.', { cancelled: true }));
     const child = this.takeChild();
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -204,8 +203,7 @@ export class SqliteSource implements SqlSource {
     } finally {
       clearTimeout(timer);
       if (onAbort !== undefined) query.signal?.removeEventListener('abort', onAbort);
-      this.running -= 1;
-      this.waiting.shift()?.();
+      endTurn();
     }
   }
 
@@ -241,26 +239,5 @@ export class SqliteSource implements SqlSource {
     }
     child.setIdle(true);
     this.idle = child;
-  }
-
-  private async turn(signal: AbortSignal | undefined): Promise<void> {
-    if (this.running < this.maxConcurrent) {
-      this.running += 1;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const start = () => {
-        signal?.removeEventListener('abort', onAbort);
-        this.running += 1;
-        resolve();
-      };
-      const onAbort = () => {
-        const index = this.waiting.indexOf(start);
-        if (index !== -1) this.waiting.splice(index, 1);
-        reject(new SpillwayError('SQL_TIMEOUT', 'The query was cancelled while waiting for a free query slot.', { cancelled: true }));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(start);
-    });
   }
 }

@@ -1,5 +1,5 @@
 import type { Host } from '../host/host.js';
-import { listUpstreamsTool } from './list-upstreams-tool.js';
+import { listUpstreamsTool } from '../tools/upstream/list-upstreams.js';
 import { UpstreamManager } from './upstream-manager.js';
 
 /**

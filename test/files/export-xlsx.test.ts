@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import XLSX from 'xlsx';
-import { dataRowsPerSheet, excelSheetRowLimit, sheetsNeeded } from '../../src/tools/files/sheet-limit.js';
-import { workerFile } from '../../src/tools/files/file-pool.js';
-import type { TableResult, TableTask, WorkerReply } from '../../src/tools/files/worker-task.js';
+import { dataRowsPerSheet, excelSheetRowLimit, sheetsNeeded } from '../../src/files/formats/sheet-limit.js';
+import { workerModules } from '../../src/files/pool/worker-modules.js';
+import type { TableResult, TableTask, WorkerReply } from '../../src/files/pool/worker-task.js';
 import { makeRows } from '../helpers/temp-host.js';
 import { sortRows, trickyRows } from './fixtures.js';
 import { call, filesHost, expectedSelection, ok, outputPath, spillRows, zipText } from './helpers.js';
@@ -102,7 +101,7 @@ test('rows past a sheet limit are split over sheets, each with the header, and t
   const rows = makeRows(21);
   const source = await spillRows(env, rows);
   // The worker module itself, with the sheet limit the tools never lower: 11 rows = header + 10.
-  const module = (await import(pathToFileURL(workerFile('xlsx')).href)) as { default: (task: TableTask) => Promise<WorkerReply<TableResult>> };
+  const module = (await import(workerModules.xlsx.href)) as { default: (task: TableTask) => Promise<WorkerReply<TableResult>> };
   const location = { root: env.sandboxRoot, conversationId: 'c1' };
   for (const [count, sheets] of [[10, 1], [11, 2], [21, 3]] as const) {
     const reply = await module.default({

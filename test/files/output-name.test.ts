@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { outputFilename } from '../../src/tools/files/output-name.js';
-import { normalizeSelection } from '../../src/tools/files/selection.js';
+import { normalizeSelection } from '../../src/files/selection/selection.js';
 
 test('output names: the default comes from the source, a missing extension is added, folders and odd names are refused', () => {
   assert.equal(outputFilename({ requested: undefined, sourcePath: 'results/0007-query_sql.jsonl', extension: 'xlsx' }), '0007-query_sql.xlsx');

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import { Type } from '@sinclair/typebox';
 import fc from 'fast-check';
-import { normalizeSelection, selectionFromArguments, selectionSchema, type SelectionArguments } from '../../src/tools/files/selection.js';
+import { normalizeSelection, selectionFromArguments, selectionSchema, type SelectionArguments } from '../../src/files/selection/selection.js';
 
 // Tools get columns/sort/range checked by the host's ajv against selectionSchema and
 // only converted (selectionFromArguments); the CLI and spec files go through the

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
-import { compareCells } from '../../src/tools/files/compare-cells.js';
-import { csvCell, csvLine, guardFormula } from '../../src/tools/files/csv-cells.js';
-import { csvFieldValue, CsvParser } from '../../src/tools/files/csv-parser.js';
-import { jsonArrayRows } from '../../src/tools/files/json-array-rows.js';
-import { jsonlRows } from '../../src/tools/files/jsonl-rows.js';
+import { compareCells } from '../../src/files/selection/compare-cells.js';
+import { csvCell, csvLine, guardFormula } from '../../src/files/formats/csv-cells.js';
+import { csvFieldValue, csvRecords } from '../../src/files/sources/csv-records.js';
+import { headerNames } from '../../src/files/sources/csv-rows.js';
+import { jsonArrayRows } from '../../src/files/sources/json-array-rows.js';
+import { jsonlRows } from '../../src/files/sources/jsonl-rows.js';
 
 /** Splits text into chunks at the given cut points, as a file read would. */
 async function* chunked(text: string, cuts: number[]): AsyncGenerator<string> {
@@ -24,31 +25,68 @@ async function collect(batches: AsyncIterable<Record<string, unknown>[]>): Promi
   return rows;
 }
 
-function parseCsv(text: string, cuts: number[]): string[][] {
-  const parser = new CsvParser('test.csv');
+async function parseCsv(text: string, cuts: number[]): Promise<string[][]> {
   const records: string[][] = [];
-  let start = 0;
-  for (const cut of [...new Set(cuts.map((value) => value % (text.length + 1)))].sort((a, b) => a - b)) {
-    records.push(...parser.push(text.slice(start, Math.max(start, cut))).map((record) => record.fields));
-    start = Math.max(start, cut);
-  }
-  records.push(...parser.push(text.slice(start)).map((record) => record.fields));
-  records.push(...parser.end().map((record) => record.fields));
+  for await (const batch of csvRecords(chunked(text, cuts), 'test.csv')) records.push(...batch.map((record) => record.fields));
   return records;
 }
 
 const cellText = fc.string({ unit: fc.constantFrom('a', 'b', ',', '"', '\n', '\r', ' ', '=', 'é', '日', '-', '\t') });
 
-test('CSV writer and reader agree with csv-parse on any text, wherever the chunks are cut (property)', () => {
-  fc.assert(
-    fc.property(fc.array(fc.array(cellText, { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 8 }), fc.array(fc.nat(400), { maxLength: 6 }), (records, cuts) => {
-      const text = records.map((record) => csvLine(record)).join('');
-      const expected = records.map((record) => record.map(guardFormula));
-      assert.deepEqual(parse(text, { relax_quotes: false }), expected);
-      assert.deepEqual(parseCsv(text, cuts), expected);
-    }),
+test('CSV writer and reader agree with csv-parse on any text, wherever the chunks are cut (property)', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.array(cellText, { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 8 }),
+      fc.array(fc.nat(400), { maxLength: 6 }),
+      async (records, cuts) => {
+        const text = records.map((record) => csvLine(record)).join('');
+        const expected = records.map((record) => record.map(guardFormula));
+        assert.deepEqual(parse(text, { relax_quotes: false }), expected);
+        assert.deepEqual(await parseCsv(text, cuts), expected);
+      },
+    ),
     { numRuns: 300 },
   );
+});
+
+test('CSV records: CRLF, LF and CR line ends mixed, empty lines, line numbers, wherever the chunks are cut (property)', async () => {
+  const text = 'a,b\r\n1,"x\r\ny"\n\r2,3\r"",4\n5,"p\nq"\r\n6,7';
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.nat(50), { maxLength: 6 }), async (cuts) => {
+      const records: { fields: string[]; line: number }[] = [];
+      for await (const batch of csvRecords(chunked(text, cuts), 'mixed.csv')) records.push(...batch);
+      assert.deepEqual(records, [
+        { fields: ['a', 'b'], line: 1 },
+        { fields: ['1', 'x\r\ny'], line: 2 },
+        { fields: [''], line: 4 },
+        { fields: ['2', '3'], line: 5 },
+        { fields: ['', '4'], line: 6 },
+        { fields: ['5', 'p\nq'], line: 7 },
+        { fields: ['6', '7'], line: 9 },
+      ]);
+    }),
+    { numRuns: 100 },
+  );
+});
+
+test('CSV records: an unbalanced quote is NOT_A_TABLE naming the line its record starts on', async () => {
+  await assert.rejects(
+    async () => {
+      for await (const _batch of csvRecords(chunked('a,b\n1,2\n3,"open\n4,5\n', []), 'cut.csv'));
+    },
+    (error: { code?: string; message?: string }) =>
+      error.code === 'NOT_A_TABLE' && /cut\.csv ends inside a quoted field that starts on line 3/.test(error.message ?? ''),
+  );
+});
+
+test('CSV header names: blanks become column_N, repeats get _2, _3, also across a very wide header', () => {
+  assert.deepEqual(headerNames(['a', '', 'a', 'a_2', 'a', ' ']), ['a', 'column_2', 'a_2', 'a_2_2', 'a_3', 'column_6']);
+  // 40,000 cells of the same text (a 78 KiB header line): every name distinct, suffixes in order.
+  const wide = headerNames(Array.from({ length: 40_000 }, () => 'x'));
+  assert.equal(new Set(wide).size, 40_000);
+  assert.equal(wide[0], 'x');
+  assert.equal(wide[1], 'x_2');
+  assert.equal(wide[39_999], 'x_40000');
 });
 
 test('CSV cells: numbers plain, formula-like text guarded, nested values as JSON', () => {
@@ -74,7 +112,14 @@ test('CSV fields become numbers only when nothing is lost', () => {
 
 const rowArbitrary = fc.dictionary(
   fc.string({ minLength: 1, maxLength: 5 }).filter((key) => key !== '__proto__'),
-  fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 })),
+  fc.oneof(
+    fc.string(),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.integer(), { maxLength: 3 }),
+  ),
   { maxKeys: 4 },
 );
 
@@ -90,10 +135,15 @@ test('JSON arrays stream element by element with the same rows as JSON.parse, wh
 
 test('JSONL rows stream line by line, CRLF and blank lines allowed, wherever the chunks are cut (property)', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(rowArbitrary, { maxLength: 12 }), fc.array(fc.nat(2000), { maxLength: 8 }), fc.constantFrom('\n', '\r\n'), async (rows, cuts, newline) => {
-      const text = rows.map((row) => JSON.stringify(row)).join(newline) + (rows.length > 0 ? newline : '');
-      assert.deepEqual(await collect(jsonlRows(chunked(text, cuts), 'x.jsonl')), JSON.parse(JSON.stringify(rows)));
-    }),
+    fc.asyncProperty(
+      fc.array(rowArbitrary, { maxLength: 12 }),
+      fc.array(fc.nat(2000), { maxLength: 8 }),
+      fc.constantFrom('\n', '\r\n'),
+      async (rows, cuts, newline) => {
+        const text = rows.map((row) => JSON.stringify(row)).join(newline) + (rows.length > 0 ? newline : '');
+        assert.deepEqual(await collect(jsonlRows(chunked(text, cuts), 'x.jsonl')), JSON.parse(JSON.stringify(rows)));
+      },
+    ),
     { numRuns: 200 },
   );
 });
@@ -112,8 +162,14 @@ test('malformed JSON arrays are refused with the item they fail at', async () =>
 
 test('the sort order: numbers as numbers, text by code unit, empty values last in both directions (property: a total, antisymmetric order)', () => {
   const values = [null, undefined, -1, 2, 10, 'a', 'B', '', true, false, { a: 1 }];
-  assert.deepEqual([...values].sort((a, b) => compareCells(a, b, false)), [-1, 2, 10, '', 'B', 'a', false, true, { a: 1 }, null, undefined]);
-  assert.deepEqual([...values].sort((a, b) => compareCells(a, b, true)), [{ a: 1 }, true, false, 'a', 'B', '', 10, 2, -1, null, undefined]);
+  assert.deepEqual(
+    [...values].sort((a, b) => compareCells(a, b, false)),
+    [-1, 2, 10, '', 'B', 'a', false, true, { a: 1 }, null, undefined],
+  );
+  assert.deepEqual(
+    [...values].sort((a, b) => compareCells(a, b, true)),
+    [{ a: 1 }, true, false, 'a', 'B', '', 10, 2, -1, null, undefined],
+  );
   const cell = fc.oneof(fc.constant(null), fc.integer(), fc.string({ maxLength: 3 }), fc.boolean());
   fc.assert(
     fc.property(cell, cell, fc.boolean(), (a, b, descending) => {
@@ -125,7 +181,7 @@ test('the sort order: numbers as numbers, text by code unit, empty values last i
 });
 
 test('selectRows sorts like the reference for numbers, text, mixed values and several keys (property)', async () => {
-  const { selectRows } = await import('../../src/tools/files/select-rows.js');
+  const { selectRows } = await import('../../src/files/selection/select-rows.js');
   const { expectedSelection } = await import('./helpers.js');
   const value = fc.oneof(fc.constant(null), fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: -3, max: 3 }));
   const text = fc.oneof(fc.constant(null), fc.constantFrom('a', 'B', 'b', '', 'aa'));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { test } from 'node:test';
-import { FilePool } from '../../src/tools/files/file-pool.js';
+import { FilePool } from '../../src/files/pool/file-pool.js';
 import { makeRows } from '../helpers/temp-host.js';
 import { call, filesHost, ok, outputPath, readCsv, spillRows } from './helpers.js';
 

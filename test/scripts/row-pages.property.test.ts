@@ -5,12 +5,15 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { ToolContext } from '../../src/host/tool.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { rowsToGuestJson } from '../../src/tools/script/rows-to-guest.js';
-import { ScriptBridge } from '../../src/tools/script/script-bridge.js';
-import { limitsFromConfig } from '../../src/tools/script/script-limits.js';
+import { rowsToGuestJson } from '../../src/script/rows-to-guest.js';
+import { scriptListFiles } from '../../src/tools/script/script-list-files.js';
+import { ScriptBridge } from '../../src/script/script-bridge.js';
+import { limitsFromConfig } from '../../src/script/script-limits.js';
 import { tempHost } from '../helpers/temp-host.js';
 
-const row = fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 }).map((value) => ({ ...value }));
+const row = fc
+  .dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 })
+  .map((value) => ({ ...value }));
 /** What goes between rows: newlines, CRLF, blank and whitespace-only lines. */
 const separator = fc.constantFrom('\n', '\r\n', '\n\n', '\n  \n', '\n\t\r\n');
 
@@ -33,7 +36,7 @@ test('readRows pages cut a JSONL file exactly at row boundaries, whatever the bl
         if (!trailingNewline) text = text.replace(/[\r\n\t ]+$/, '');
         const relative = `outputs/t${(fileNumber += 1)}.jsonl`;
         await writeFile(path.join(env.sandboxRoot, 'c1', relative), text);
-        const bridge = new ScriptBridge({ sandbox, limits: limitsFromConfig(env.config), context });
+        const bridge = new ScriptBridge({ sandbox, limits: limitsFromConfig(env.config), listFiles: scriptListFiles(context) });
         const page = async (from: number, limit: number | undefined): Promise<unknown[]> => {
           const { reply } = await bridge.handle({ id: 1, op: 'rows', path: relative, offset: from, limit });
           assert.ok(reply.ok && reply.op === 'rows', JSON.stringify(reply));

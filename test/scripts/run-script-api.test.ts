@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { newQuickJSWASMModule } from 'quickjs-emscripten';
-import { newGuestString } from '../../src/tools/script/guest-strings.js';
+import { newGuestString } from '../../src/script/guest-strings.js';
 import { makeRows, tempHost, type TempHost } from '../helpers/temp-host.js';
 import { runScript, scriptResult } from './helpers.js';
 

@@ -5,8 +5,9 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { ToolContext } from '../../src/host/tool.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { ScriptBridge } from '../../src/tools/script/script-bridge.js';
-import { limitsFromConfig } from '../../src/tools/script/script-limits.js';
+import { scriptListFiles } from '../../src/tools/script/script-list-files.js';
+import { ScriptBridge } from '../../src/script/script-bridge.js';
+import { limitsFromConfig } from '../../src/script/script-limits.js';
 import { tempHost } from '../helpers/temp-host.js';
 import { runScript, scriptResult, snapshotTree } from './helpers.js';
 
@@ -14,17 +15,50 @@ const secret = 'OUTSIDE-SECRET-PROPERTY';
 
 /** Path segments that try every way out: traversal, absolute roots, encodings, links planted inside. */
 const segment = fc.oneof(
-  fc.constantFrom('..', '.', '', '...', '%2e%2e', '..%2f', '~', 'C:', '\\..', '\u0000', 'results', 'args', 'outputs', 'scripts', 'errors', 'other', 'c1', 'link-out', 'link-other', 'etc', 'passwd'),
+  fc.constantFrom(
+    '..',
+    '.',
+    '',
+    '...',
+    '%2e%2e',
+    '..%2f',
+    '~',
+    'C:',
+    '\\..',
+    '\u0000',
+    'results',
+    'args',
+    'outputs',
+    'scripts',
+    'errors',
+    'other',
+    'c1',
+    'link-out',
+    'link-other',
+    'etc',
+    'passwd',
+  ),
   fc.string({ minLength: 1, maxLength: 6 }),
 );
 const scriptPath = fc.oneof(
   fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('/')),
   fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
-  fc.tuple(fc.constantFrom('results', 'args', 'outputs', 'scripts'), fc.array(segment, { minLength: 1, maxLength: 4 })).map(([top, parts]) => [top, ...parts].join('/')),
+  fc
+    .tuple(fc.constantFrom('results', 'args', 'outputs', 'scripts'), fc.array(segment, { minLength: 1, maxLength: 4 }))
+    .map(([top, parts]) => [top, ...parts].join('/')),
 );
 
 async function plantedHost() {
-  const env = await tempHost({ script: { timeoutMs: 30000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 64 * 1024 * 1024, maxWriteBytes: 8 * 1024 * 1024, maxOutputChars: 1_000_000 } });
+  const env = await tempHost({
+    script: {
+      timeoutMs: 30000,
+      memoryBytes: 64 * 1024 * 1024,
+      stackBytes: 262144,
+      maxReadBytes: 64 * 1024 * 1024,
+      maxWriteBytes: 8 * 1024 * 1024,
+      maxOutputChars: 1_000_000,
+    },
+  });
   const conversation = path.join(env.sandboxRoot, 'c1');
   await mkdir(path.join(env.sandboxRoot, 'other', 'results'), { recursive: true });
   await writeFile(path.join(env.sandboxRoot, 'other', 'results', 'secret.txt'), secret);
@@ -47,7 +81,7 @@ test('random relative paths given to the script API never resolve outside the co
   const before = await snapshotTree(env.dir, [conversation, path.join(env.dir, 'data')]);
   await fc.assert(
     fc.asyncProperty(scriptPath, async (input) => {
-      const bridge = new ScriptBridge({ sandbox, limits: limitsFromConfig(env.config), context });
+      const bridge = new ScriptBridge({ sandbox, limits: limitsFromConfig(env.config), listFiles: scriptListFiles(context) });
       const read = await bridge.handle({ id: 1, op: 'read', path: input });
       if (read.reply.ok && read.reply.op === 'read') {
         assert.notEqual(Buffer.from(read.reply.data).toString('utf8'), secret, `read ${JSON.stringify(input)} reached outside`);

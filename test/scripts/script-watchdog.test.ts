@@ -3,9 +3,10 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { ToolContext } from '../../src/host/tool.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { ScriptBridge } from '../../src/tools/script/script-bridge.js';
-import { limitsFromConfig, maxStackBytes } from '../../src/tools/script/script-limits.js';
-import { ScriptWorkerSlot } from '../../src/tools/script/script-worker-slot.js';
+import { scriptListFiles } from '../../src/tools/script/script-list-files.js';
+import { ScriptBridge } from '../../src/script/script-bridge.js';
+import { limitsFromConfig, maxStackBytes } from '../../src/script/script-limits.js';
+import { ScriptWorkerSlot } from '../../src/script/script-worker-slot.js';
 import { tempHost } from '../helpers/temp-host.js';
 import { waitForFile } from '../helpers/wait-for.js';
 
@@ -14,7 +15,11 @@ test('the watchdog terminates a worker whose script does not stop at its deadlin
   t.after(() => env.cleanup());
   const limits = limitsFromConfig(env.config);
   const sandbox = env.host.sandbox.conversation('c1');
-  const bridge = new ScriptBridge({ sandbox, limits, context: { sandbox, config: env.config, logger: silentLogger() } as unknown as ToolContext });
+  const bridge = new ScriptBridge({
+    sandbox,
+    limits,
+    listFiles: scriptListFiles({ sandbox, config: env.config, logger: silentLogger() } as unknown as ToolContext),
+  });
   const slot = new ScriptWorkerSlot(limits, silentLogger());
   t.after(() => slot.terminate());
   await slot.started();

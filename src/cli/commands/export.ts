@@ -4,11 +4,11 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load-config.js';
 import { SpillwayError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
-import { selectionNotes } from '../../tools/files/describe-output.js';
-import { FilePool } from '../../tools/files/file-pool.js';
-import type { ProgressMessage } from '../../tools/files/worker-task.js';
-import { normalizeSelection } from '../../tools/files/selection.js';
-import type { DocumentResult, DocumentTask, TableResult, TableTask } from '../../tools/files/worker-task.js';
+import { selectionNotes } from '../../files/selection/selection-notes.js';
+import { FilePool } from '../../files/pool/file-pool.js';
+import type { ProgressMessage } from '../../files/pool/worker-task.js';
+import { normalizeSelection } from '../../files/selection/selection.js';
+import type { DocumentResult, DocumentTask, TableResult, TableTask } from '../../files/pool/worker-task.js';
 import { formatBytes, formatCount, plural } from '../../util/format.js';
 import type { CliIo } from '../output.js';
 

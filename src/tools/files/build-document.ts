@@ -6,11 +6,12 @@ import { describeAttachment } from '../../outputs/attachments.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
 import { enumOf } from '../../util/schema-builders.js';
 import { formatCount, plural } from '../../util/format.js';
-import { renameNote, reportColumns, selectionNotes, sizeText } from './describe-output.js';
-import { documentSpecSchema, normalizeDocumentSpec, type DocumentSpec } from './document-spec.js';
+import { selectionNotes } from '../../files/selection/selection-notes.js';
+import { renameNote, reportColumns, sizeText } from './describe-output.js';
+import { documentSpecSchema, normalizeDocumentSpec, type DocumentSpec } from '../../files/formats/document-spec.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
-import type { DocumentResult, DocumentTask } from './worker-task.js';
+import type { DocumentResult, DocumentTask } from '../../files/pool/worker-task.js';
 
 const buildDocumentInput = Type.Object(
   {

@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { formatCount, plural } from '../../util/format.js';
-import { selectionNotes } from './describe-output.js';
+import { selectionNotes } from '../../files/selection/selection-notes.js';
 import type { FileToolServices } from './file-tool-services.js';
-import { selectionFromArguments, selectionSchema } from './selection.js';
-import type { MarkdownResult, MarkdownTask } from './worker-task.js';
+import { selectionFromArguments, selectionSchema } from '../../files/selection/selection.js';
+import type { MarkdownResult, MarkdownTask } from '../../files/pool/worker-task.js';
 
 /** draw_table: a Markdown table for the model's answer, capped at drawTable.maxRows. */
 export function drawTableTool(services: FileToolServices): ToolDefinition {

@@ -3,12 +3,13 @@ import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { plural } from '../../util/format.js';
-import { renameNote, reportColumns, selectionNotes, sizeText } from './describe-output.js';
+import { selectionNotes } from '../../files/selection/selection-notes.js';
+import { renameNote, reportColumns, sizeText } from './describe-output.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
 import { enumOf } from '../../util/schema-builders.js';
-import { selectionFromArguments, selectionSchema } from './selection.js';
-import type { TableResult, TableTask } from './worker-task.js';
+import { selectionFromArguments, selectionSchema } from '../../files/selection/selection.js';
+import type { TableResult, TableTask } from '../../files/pool/worker-task.js';
 
 /** export_table: a CSV or XLSX file in outputs/ built by a worker from a spill path. */
 export function exportTableTool(services: FileToolServices): ToolDefinition {

@@ -2,8 +2,8 @@ import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Host } from '../../host/host.js';
 import type { ToolContext } from '../../host/tool.js';
-import { FilePool } from './file-pool.js';
-import type { OutputTarget, WorkerKind } from './worker-task.js';
+import { FilePool } from '../../files/pool/file-pool.js';
+import type { OutputTarget, WorkerKind } from '../../files/pool/worker-task.js';
 
 /** What the file tools share: the real sandbox root and the worker pool (created on first use). */
 export interface FileToolServices {

@@ -4,9 +4,10 @@ import { defineTool } from '../../host/define-tool.js';
 import type { Attachment, ToolContext, ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { formatBytes, formatCount } from '../../util/format.js';
-import { ScriptBridge } from './script-bridge.js';
-import { limitsFromConfig, type ScriptLimits } from './script-limits.js';
-import type { ScriptRunner, ScriptRunResult } from './script-runner.js';
+import { ScriptBridge } from '../../script/script-bridge.js';
+import { limitsFromConfig, type ScriptLimits } from '../../script/script-limits.js';
+import type { ScriptRunner, ScriptRunResult } from '../../script/script-runner.js';
+import { scriptListFiles } from './script-list-files.js';
 
 /** Characters of console output kept in an error message (the host spills the full error text). */
 const consoleInErrorChars = 4000;
@@ -60,7 +61,7 @@ export function runScriptTool(runner: ScriptRunner): ToolDefinition {
     async handler(args, context) {
       const runLimits = limitsFromConfig(context.config);
       const { source, filename } = await loadSource(args, context, runLimits);
-      const bridge = new ScriptBridge({ sandbox: context.sandbox, limits: runLimits, context });
+      const bridge = new ScriptBridge({ sandbox: context.sandbox, limits: runLimits, listFiles: scriptListFiles(context) });
       const argsJson = JSON.stringify(args.args === undefined ? {} : args.args);
       const result = await runner.run({ source, filename, argsJson, limits: runLimits, bridge, signal: context.signal });
       context.logger.info(

@@ -1,7 +1,7 @@
 import type { Host } from '../../host/host.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { runScriptTool } from './run-script-tool.js';
-import { ScriptRunner } from './script-runner.js';
+import { ScriptRunner } from '../../script/script-runner.js';
 import { writeFileTool } from './write-file.js';
 
 /**

@@ -1,5 +1,5 @@
-import { displayText } from './table-notes.js';
-import type { OutputColumn } from './selection.js';
+import { displayText, numericColumns } from './table-notes.js';
+import type { OutputColumn } from '../selection/selection.js';
 
 /** A cell longer than this is cut with "…" (the table is for reading in an answer). */
 export const maxMarkdownCellChars = 500;
@@ -13,7 +13,7 @@ export function markdownCell(value: unknown): string {
 
 /** A GitHub-flavoured Markdown table; columns holding only numbers are right-aligned. */
 export function markdownTable(columns: OutputColumn[], rows: unknown[][]): string {
-  const numeric = columns.map((_, index) => rows.length > 0 && rows.every((row) => row[index] === null || typeof row[index] === 'number'));
+  const numeric = numericColumns(columns.length, rows);
   const lines = [
     `| ${columns.map((column) => markdownCell(column.header) || ' ').join(' | ')} |`,
     `| ${numeric.map((right) => (right ? '---:' : '---')).join(' | ')} |`,

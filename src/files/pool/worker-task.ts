@@ -1,9 +1,9 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { SerializedError } from '../../errors.js';
-import type { DocumentSpec } from './document-spec.js';
-import type { SelectionProgress, SelectionStats } from './select-rows.js';
-import type { OutputColumn, Selection } from './selection.js';
-import type { SourceLocation } from './table-source.js';
+import type { DocumentSpec } from '../formats/document-spec.js';
+import type { SelectionProgress, SelectionStats } from '../selection/select-rows.js';
+import type { OutputColumn, Selection } from '../selection/selection.js';
+import type { SourceLocation } from '../sources/table-source.js';
 
 /**
  * Where a worker writes its file. Tools write into the conversation's outputs/

@@ -1,11 +1,11 @@
 import { SpillwayError } from '../../errors.js';
 import { formatCount } from '../../util/format.js';
 import type { DocumentSpec } from './document-spec.js';
-import { selectRows, type SelectionProgress, type SelectionStats } from './select-rows.js';
-import type { OutputColumn } from './selection.js';
-import { openTableSource, type SourceLocation } from './table-source.js';
+import { selectRows, type SelectionProgress, type SelectionStats } from '../selection/select-rows.js';
+import type { OutputColumn } from '../selection/selection.js';
+import { openTableSource, type SourceLocation } from '../sources/table-source.js';
 import { emptyTableError } from './table-notes.js';
-import type { DocumentTask } from './worker-task.js';
+import type { DocumentTask } from '../pool/worker-task.js';
 
 /** The rows of one table block, selected and held in memory (documents are built whole). */
 export interface LoadedTable {

@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { newQuickJSWASMModule, type QuickJSWASMModule } from 'quickjs-emscripten';
-import { toSpillwayError } from '../../errors.js';
+import { toSpillwayError } from '../errors.js';
 import type { BridgeReply, BridgeRequest, RunMessage, WorkerMessage } from './protocol.js';
 import { runSession } from './quickjs-session.js';
 import { SyncCaller } from './sync-call.js';

@@ -20,3 +20,8 @@ export function displayText(value: unknown): string {
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
+
+/** Columns a table aligns right (DOCX, PPTX, Markdown): there are rows, and every cell is a number or empty. */
+export function numericColumns(columnCount: number, rows: unknown[][]): boolean[] {
+  return Array.from({ length: columnCount }, (_, index) => rows.length > 0 && rows.every((row) => row[index] === null || typeof row[index] === 'number'));
+}

@@ -1,8 +1,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { SpillwayError } from '../../errors.js';
-import type { ConversationSandbox, OpenedFile } from '../../sandbox/index.js';
-import { metadataSuffix } from '../../sandbox/layout.js';
+import { SpillwayError } from '../errors.js';
+import type { ConversationSandbox, OpenedFile } from '../sandbox/index.js';
+import { metadataSuffix } from '../sandbox/layout.js';
 
 const chunkBytes = 1 << 20;
 const checkpointEvery = 10_000;

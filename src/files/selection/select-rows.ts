@@ -4,7 +4,7 @@ import { formatCount } from '../../util/format.js';
 import { cellKind, isMixed, kindNames, kindOf } from './cell-kinds.js';
 import { compareCells } from './compare-cells.js';
 import type { OutputColumn, Selection } from './selection.js';
-import type { TableSource } from './table-source.js';
+import type { TableSource } from '../sources/table-source.js';
 
 /** How far a long selection has got, for progress bars. */
 export interface SelectionProgress {

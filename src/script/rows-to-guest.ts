@@ -1,5 +1,5 @@
-import { SpillwayError } from '../../errors.js';
-import { detectTable } from '../../spill/table.js';
+import { SpillwayError } from '../errors.js';
+import { detectTable } from '../spill/table.js';
 import type { RowsSlice } from './protocol.js';
 
 /**

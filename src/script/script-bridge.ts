@@ -1,10 +1,8 @@
 import path from 'node:path';
-import { SpillwayError, toSpillwayError } from '../../errors.js';
-import type { ToolContext } from '../../host/tool.js';
-import type { ConversationSandbox, OpenedFile } from '../../sandbox/index.js';
-import type { ConversationFolder } from '../../sandbox/layout.js';
-import { parseJsonSafely } from '../../util/safe-json.js';
-import { listFilesTool } from '../reread/list-files.js';
+import { SpillwayError, toSpillwayError } from '../errors.js';
+import type { ConversationSandbox, OpenedFile } from '../sandbox/index.js';
+import type { ConversationFolder } from '../sandbox/layout.js';
+import { parseJsonSafely } from '../util/safe-json.js';
 import type { BridgeReply, BridgeRequest } from './protocol.js';
 import { findRowRange, readRange, RowCheckpoints, tableFormat } from './row-slice.js';
 import { limitError, type ScriptLimits } from './script-limits.js';
@@ -22,8 +20,8 @@ export interface WrittenFile {
 export interface ScriptBridgeOptions {
   sandbox: ConversationSandbox;
   limits: ScriptLimits;
-  /** The run_script call's context: list_files is served through the list_files tool itself. */
-  context: ToolContext;
+  /** Serves the guest's list(): the caller answers with the list_files tool itself, so both list alike. */
+  listFiles: (dir: string | undefined) => Promise<unknown[]>;
 }
 
 /**
@@ -109,9 +107,7 @@ export class ScriptBridge {
   }
 
   private async list(dir: string | undefined): Promise<string> {
-    const output = await listFilesTool.handler(dir === undefined ? {} : { dir }, this.options.context);
-    const value = output.value as { files: unknown[] };
-    return JSON.stringify(value.files);
+    return JSON.stringify(await this.options.listFiles(dir));
   }
 
   private async write(input: string, data: Uint8Array): Promise<{ relative: string; bytes: number }> {

@@ -4,7 +4,7 @@
  * MessagePort carries the host-API calls the worker makes while QuickJS waits
  * (synchronous: the worker blocks on an Atomics flag until the reply is posted).
  */
-import type { SerializedError } from '../../errors.js';
+import type { SerializedError } from '../errors.js';
 import type { ScriptLimits } from './script-limits.js';
 
 /** Main → worker: start one run. */

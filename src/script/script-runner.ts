@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { SpillwayError } from '../../errors.js';
-import type { Logger } from '../../log/logger.js';
-import { parseJsonSafely } from '../../util/safe-json.js';
+import { SpillwayError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import { parseJsonSafely } from '../util/safe-json.js';
+import { TurnQueue } from '../util/turn-queue.js';
 import type { RunMessage } from './protocol.js';
 import type { ScriptBridge, WrittenFile } from './script-bridge.js';
 import type { ScriptLimits } from './script-limits.js';
@@ -50,8 +51,7 @@ export interface ScriptRunnerOptions {
 export class ScriptRunner {
   private readonly idle: ScriptWorkerSlot[] = [];
   private readonly busy = new Set<ScriptWorkerSlot>();
-  private readonly waiting: (() => void)[] = [];
-  private running = 0;
+  private readonly turns = new TurnQueue(1);
   private nextRunId = 1;
   private closed = false;
 
@@ -59,7 +59,7 @@ export class ScriptRunner {
 
   async run(request: ScriptRunRequest): Promise<ScriptRunResult> {
     if (this.closed) throw new SpillwayError('TOOL_FAILED', 'The script runner is closed.');
-    await this.acquireTurn(request.signal);
+    const endTurn = await this.acquireTurn(request.signal);
     const startedAt = performance.now();
     let slot: ScriptWorkerSlot | undefined;
     try {
@@ -102,8 +102,7 @@ export class ScriptRunner {
         this.busy.delete(slot);
         this.release(slot, true, request.limits);
       }
-      this.running -= 1;
-      this.waiting.shift()?.();
+      endTurn();
     }
   }
 
@@ -117,35 +116,20 @@ export class ScriptRunner {
 
   /** Health facts for /healthz. */
   stats(): { running: number; waiting: number; idleWorkers: number } {
-    return { running: this.running, waiting: this.waiting.length, idleWorkers: this.idle.length };
+    return { running: this.turns.running, waiting: this.turns.waiting, idleWorkers: this.idle.length };
   }
 
-  private async acquireTurn(signal: AbortSignal): Promise<void> {
+  private async acquireTurn(signal: AbortSignal): Promise<() => void> {
     const concurrency = this.options.concurrency() || availableParallelism();
-    if (this.running < concurrency) {
-      this.running += 1;
-      return;
-    }
-    if (this.waiting.length >= this.options.maxQueue()) {
-      throw new SpillwayError('SCRIPT_BUSY', `${this.running} scripts are running and ${this.waiting.length} are waiting, the most allowed (workers.poolSize, workers.maxQueue). Try again in a moment.`, {
-        running: this.running,
-        waiting: this.waiting.length,
+    this.turns.concurrency = concurrency;
+    const { running, waiting } = this.turns;
+    if (running >= concurrency && waiting >= this.options.maxQueue()) {
+      throw new SpillwayError('SCRIPT_BUSY', `${running} scripts are running and ${waiting} are waiting, the most allowed (workers.poolSize, workers.maxQueue). Try again in a moment.`, {
+        running,
+        waiting,
       });
     }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        const index = this.waiting.indexOf(wake);
-        if (index !== -1) this.waiting.splice(index, 1);
-        reject(new SpillwayError('TOOL_FAILED', 'The call was cancelled while waiting for a script worker.'));
-      };
-      const wake = (): void => {
-        signal.removeEventListener('abort', onAbort);
-        this.running += 1;
-        resolve();
-      };
-      this.waiting.push(wake);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    return this.turns.take(signal, () => new SpillwayError('TOOL_FAILED', 'The call was cancelled while waiting for a script worker.'));
   }
 
   private takeSlot(limits: ScriptLimits): ScriptWorkerSlot {

@@ -1,4 +1,4 @@
-import { errorCodes, type ErrorCode, type SerializedError } from '../../errors.js';
+import { errorCodes, type ErrorCode, type SerializedError } from '../errors.js';
 import { apiGlobals, preludeFilename } from './guest-prelude.js';
 import type { RunOutcome } from './protocol.js';
 import { limitError, type LimitName, type ScriptLimits } from './script-limits.js';

@@ -1,6 +1,6 @@
-import type { Config } from '../../config/schema.js';
-import { SpillwayError } from '../../errors.js';
-import { formatBytes, formatCount } from '../../util/format.js';
+import type { Config } from '../config/schema.js';
+import { SpillwayError } from '../errors.js';
+import { formatBytes, formatCount } from '../util/format.js';
 
 /** The limits of one run, from `config.script` plus `args.maxBytes` for arguments files. */
 export type ScriptLimits = Config['script'] & {

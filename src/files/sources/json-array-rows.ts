@@ -1,18 +1,9 @@
 import { SpillwayError } from '../../errors.js';
 import { formatCount } from '../../util/format.js';
+import { isJsonWhitespace, jsonCode, skipStringBody } from '../../util/json-scan.js';
 import { describeJsonValue, maxJsonlLineChars, preview } from './jsonl-rows.js';
 
-const openBrace = 123;
-const closeBrace = 125;
-const openBracket = 91;
-const closeBracket = 93;
-const quoteCode = 34;
-const backslash = 92;
-const commaCode = 44;
-
-function isSpace(code: number): boolean {
-  return code === 32 || code === 10 || code === 13 || code === 9;
-}
+const { openBrace, closeBrace, openBracket, closeBracket, quote, comma } = jsonCode;
 
 /**
  * Streams the elements of a top-level JSON array of objects in batches. The
@@ -25,7 +16,7 @@ export async function* jsonArrayRows(chunks: AsyncIterable<string>, name: string
   let expectElement = true;
   let depth = 0;
   let inString = false;
-  let escaped = false;
+  const string = { escapePending: false };
   let pieces: string[] = [];
   let pieceChars = 0;
   let index = 0;
@@ -40,14 +31,14 @@ export async function* jsonArrayRows(chunks: AsyncIterable<string>, name: string
     for (let at = 0; at < chunk.length; at += 1) {
       const code = chunk.charCodeAt(at);
       if (phase === 'element') {
-        if (inString) {
-          if (escaped) escaped = false;
-          else if (code === backslash) escaped = true;
-          else if (code === quoteCode) inString = false;
+        if (inString || code === quote) {
+          // A string continued from the last chunk, or starting here: skip its body.
+          const after = skipStringBody(chunk, inString ? at : at + 1, string);
+          inString = after === -1;
+          at = inString ? chunk.length : after - 1;
           continue;
         }
-        if (code === quoteCode) inString = true;
-        else if (code === openBrace || code === openBracket) depth += 1;
+        if (code === openBrace || code === openBracket) depth += 1;
         else if (code === closeBrace || code === closeBracket) {
           depth -= 1;
           if (depth === 0) {
@@ -64,7 +55,7 @@ export async function* jsonArrayRows(chunks: AsyncIterable<string>, name: string
         }
         continue;
       }
-      if (isSpace(code)) continue;
+      if (isJsonWhitespace(code)) continue;
       if (phase === 'before') {
         if (code !== openBracket) fail(`it must start with "[" (an array of objects)`);
         phase = 'between';
@@ -73,7 +64,7 @@ export async function* jsonArrayRows(chunks: AsyncIterable<string>, name: string
         if (code === closeBracket) {
           if (expectElement && index > 0) fail(`a comma before "]" after item ${formatCount(index)}`);
           phase = 'after';
-        } else if (code === commaCode) {
+        } else if (code === comma) {
           if (expectElement) fail(`an unexpected comma before item ${formatCount(index + 1)}`);
           expectElement = true;
         } else if (!expectElement) {

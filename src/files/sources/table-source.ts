@@ -6,7 +6,7 @@ import { ConversationSandbox, metadataSuffix } from '../../sandbox/index.js';
 import { detectTable } from '../../spill/table.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
-import { csvFieldValue, CsvParser } from './csv-parser.js';
+import { csvRows, readCsvHeader } from './csv-rows.js';
 import { jsonArrayRows } from './json-array-rows.js';
 import { jsonlRows } from './jsonl-rows.js';
 import { readTextChunks, type ReadCounter } from './read-chunks.js';
@@ -195,66 +195,4 @@ function trustedMetadata(metadata: unknown, name: string, bytes: number): { colu
   const columns = metadata.columns;
   if (!Array.isArray(columns) || !columns.every((column): column is string => typeof column === 'string')) return undefined;
   return { columns, rows: typeof metadata.rows === 'number' ? metadata.rows : undefined };
-}
-
-async function readCsvHeader(chunks: AsyncGenerator<string>, name: string): Promise<string[]> {
-  const parser = new CsvParser(name);
-  try {
-    for await (const chunk of chunks) {
-      const records = parser.push(chunk);
-      if (records[0] !== undefined) return headerNames(records[0].fields);
-    }
-    const last = parser.end();
-    if (last[0] !== undefined) return headerNames(last[0].fields);
-  } finally {
-    await chunks.return(undefined);
-  }
-  throw new SpillwayError('NOT_A_TABLE', `${name} is empty; a CSV table needs a header row.`, { path: name });
-}
-
-/** Header cells as column names: blanks become column_N, repeats get _2, _3. */
-function headerNames(fields: string[]): string[] {
-  const seen = new Set<string>();
-  return fields.map((field, index) => {
-    let name = field.trim() === '' ? `column_${index + 1}` : field;
-    for (let n = 2; seen.has(name); n += 1) name = `${field}_${n}`;
-    seen.add(name);
-    return name;
-  });
-}
-
-async function* csvRows(chunks: AsyncIterable<string>, name: string, header: string[]): AsyncGenerator<Record<string, unknown>[]> {
-  const parser = new CsvParser(name);
-  let headerSeen = false;
-  const toRows = (records: { fields: string[]; line: number }[]) => {
-    const rows: Record<string, unknown>[] = [];
-    for (const record of records) {
-      if (!headerSeen) {
-        headerSeen = true;
-        continue;
-      }
-      if (record.fields.length === 1 && record.fields[0] === '') continue;
-      if (record.fields.length > header.length) {
-        throw new SpillwayError(
-          'NOT_A_TABLE',
-          `The record on line ${record.line} of ${name} has ${record.fields.length} fields but the header has ${header.length}; quote fields that contain commas.`,
-          { path: name, line: record.line },
-        );
-      }
-      // No prototype: a header cell named "__proto__" is just a column.
-      const row = Object.create(null) as Record<string, unknown>;
-      for (let index = 0; index < header.length; index += 1) {
-        const field = record.fields[index];
-        row[header[index] as string] = field === undefined ? null : csvFieldValue(field);
-      }
-      rows.push(row);
-    }
-    return rows;
-  };
-  for await (const chunk of chunks) {
-    const rows = toRows(parser.push(chunk));
-    if (rows.length > 0) yield rows;
-  }
-  const rows = toRows(parser.end());
-  if (rows.length > 0) yield rows;
 }

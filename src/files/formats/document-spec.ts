@@ -2,7 +2,7 @@ import { Type, type SchemaOptions } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { enumOf } from '../../util/schema-builders.js';
-import { normalizeSelection, selectionSchema, type Selection } from './selection.js';
+import { normalizeSelection, selectionSchema, type Selection } from '../selection/selection.js';
 
 /** A document block after validation; table blocks carry a normalised selection. */
 export type DocumentBlock =

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineTool } from '../host/define-tool.js';
-import type { ToolDefinition } from '../host/tool.js';
-import type { UpstreamManager } from './upstream-manager.js';
+import { defineTool } from '../../host/define-tool.js';
+import type { ToolDefinition } from '../../host/tool.js';
+import type { UpstreamManager } from '../../upstream/upstream-manager.js';
 
 /** The `list_upstreams` tool: the model's view of which upstream servers are up, and why not. */
 export function listUpstreamsTool(manager: UpstreamManager): ToolDefinition {

@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
-import { SpillwayError, toSpillwayError, type SerializedError } from '../../errors.js';
+import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { failureOutcome } from './script-error.js';
 import { hasNul, newGuestString } from './guest-strings.js';
 import { preludeFilename, preludeSource } from './guest-prelude.js';

@@ -1,10 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SpillwayError } from '../../errors.js';
 import type { Logger } from '../../log/logger.js';
 import { formatCount } from '../../util/format.js';
+import { workerModules } from './worker-modules.js';
 import type { ProgressMessage, WorkerKind, WorkerReply } from './worker-task.js';
 
 export interface FilePoolOptions {
@@ -20,11 +20,6 @@ export interface FilePoolOptions {
 export interface RunOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ProgressMessage) => void;
-}
-
-/** Compiled worker modules sit in dist/workers/, three folders up from dist/src/tools/files/. */
-export function workerFile(kind: WorkerKind): string {
-  return fileURLToPath(new URL(`../../../workers/${kind}.js`, import.meta.url));
 }
 
 /**
@@ -64,7 +59,7 @@ export class FilePool {
     const started = performance.now();
     try {
       const reply = (await pool.run(payload, {
-        filename: workerFile(kind),
+        filename: workerModules[kind].href,
         signal,
         ...(channel === undefined ? {} : { transferList: [channel.port2] }),
       })) as WorkerReply<R>;

@@ -1,6 +1,6 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { SpillwayError } from '../../errors.js';
-import type { Logger } from '../../log/logger.js';
+import { SpillwayError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
 import type { BridgeRequest, RunMessage, RunOutcome, WorkerMessage } from './protocol.js';
 import type { ScriptBridge } from './script-bridge.js';
 import { limitError, type ScriptLimits } from './script-limits.js';

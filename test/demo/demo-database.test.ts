@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { ensureDemoDatabase } from '../../src/sql/demo-database.js';
+import { ensureDemoDatabase } from '../../src/demo/demo-database.js';
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-demo-'));
