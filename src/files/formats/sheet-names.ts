@@ -19,7 +19,10 @@ export function checkSheetName(name: string, field = 'sheet'): string {
               ? 'is "History", which Excel reserves'
               : undefined;
   if (problem !== undefined) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `${field} ${JSON.stringify(name)} ${problem}; give a sheet name such as "Orders 2026".`, { field, value: name });
+    throw new SpillwayError('INVALID_ARGUMENTS', `${field} ${JSON.stringify(name)} ${problem}; give a sheet name such as "Orders 2026".`, {
+      field,
+      value: name,
+    });
   }
   return name;
 }
@@ -34,7 +37,11 @@ export class SheetNames {
 
   /** The name for the `part`-th sheet of a table whose base name is `base` (a table too long for one sheet continues on "base 2", …). */
   take(base: string, part: number): string {
-    const clean = base.replace(/[\\/?*[\]:]/g, '_').replace(/^'+|'+$/g, '').trim() || 'Data';
+    const clean =
+      base
+        .replace(/[\\/?*[\]:]/g, '_')
+        .replace(/^'+|'+$/g, '')
+        .trim() || 'Data';
     for (let suffix = part + 1; ; suffix += 1) {
       const ending = suffix === 1 ? '' : ` ${suffix}`;
       const name = `${clean.slice(0, maxSheetNameChars - ending.length)}${ending}`;

@@ -12,7 +12,11 @@ export const maxImageBytes = 10 * 1024 * 1024;
 const maxPixels = 40_000_000;
 
 function refuse(path: string, why: string): SpillwayError {
-  return new SpillwayError('IMAGE_INVALID', `${path} ${why}. An image block takes a PNG, JPEG or SVG file from the sandbox (e.g. outputs/chart.png) of at most ${maxImageBytes / 1024 / 1024} MiB.`, { path });
+  return new SpillwayError(
+    'IMAGE_INVALID',
+    `${path} ${why}. An image block takes a PNG, JPEG or SVG file from the sandbox (e.g. outputs/chart.png) of at most ${maxImageBytes / 1024 / 1024} MiB.`,
+    { path },
+  );
 }
 
 function jpegSize(bytes: Buffer): { width: number; height: number } | undefined {
@@ -40,7 +44,10 @@ function svgSize(text: string): { width: number; height: number } | undefined {
   const root = /<svg\b[^>]*>/i.exec(text)?.[0];
   if (root === undefined) return undefined;
   const attribute = (name: string) => new RegExp(`\\s${name}\\s*=\\s*["']([^"']*)["']`, 'i').exec(root)?.[1];
-  const box = attribute('viewBox')?.trim().split(/[\s,]+/).map(Number);
+  const box = attribute('viewBox')
+    ?.trim()
+    .split(/[\s,]+/)
+    .map(Number);
   const width = svgLength(attribute('width')) ?? box?.[2];
   const height = svgLength(attribute('height')) ?? box?.[3];
   if (width === undefined || height === undefined || !(width > 0) || !(height > 0)) return undefined;
@@ -65,7 +72,8 @@ export function imageFacts(bytes: Buffer, path: string): ImageFacts {
     }
   }
   if (facts === undefined) throw refuse(path, 'is not a PNG, JPEG or SVG image');
-  if (!(facts.width > 0 && facts.height > 0) || facts.width * facts.height > maxPixels) throw refuse(path, `has an unusable size (${facts.width}×${facts.height} pixels)`);
+  if (!(facts.width > 0 && facts.height > 0) || facts.width * facts.height > maxPixels)
+    throw refuse(path, `has an unusable size (${facts.width}×${facts.height} pixels)`);
   return facts;
 }
 

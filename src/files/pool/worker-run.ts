@@ -41,8 +41,9 @@ function testFault(output: unknown): void {
     const [kind, name] = entry.split(':');
     if (name !== filename) continue;
     if (kind === 'exit') process.exit(3);
-    if (kind === 'throw') setImmediate(() => {
-      throw new Error('test fault: uncaught error in the worker');
-    });
+    if (kind === 'throw')
+      setImmediate(() => {
+        throw new Error('test fault: uncaught error in the worker');
+      });
   }
 }

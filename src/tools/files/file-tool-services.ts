@@ -62,5 +62,7 @@ export function fileToolServices(host: Host): FileToolServices {
 async function removeTemporaryFiles(folder: string, filename: string): Promise<void> {
   const prefix = `.${filename}.${process.pid}.`;
   const names = await readdir(folder).catch(() => [] as string[]);
-  await Promise.all(names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)));
+  await Promise.all(
+    names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)),
+  );
 }
