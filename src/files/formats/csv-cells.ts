@@ -1,7 +1,10 @@
+import { isSignedPlainText } from './signed-text.js';
+
 /**
  * CSV cells as RFC 4180 text (comma, CRLF, fields with `"`, `,`, CR or LF quoted
  * and quotes doubled). Text that a spreadsheet would run as a formula (starting
- * with = + - @, tab or CR) gets a leading apostrophe; numbers are written as
+ * with = @ tab or CR, or with + - and a call, reference or DDE link after it:
+ * see signed-text.ts) gets a leading apostrophe; numbers are written as
  * numbers, so -5 stays -5. Nested values are written as JSON text.
  */
 export function csvCell(value: unknown): string {
@@ -23,7 +26,7 @@ export function csvCell(value: unknown): string {
 
 /** The text as written, before quoting: an apostrophe in front of formula-like text. */
 export function guardFormula(text: string): string {
-  if (text.length === 0) return text;
+  if (text.length === 0 || isSignedPlainText(text)) return text;
   const first = text.charCodeAt(0);
   // = + - @ TAB CR
   if (first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13) return `'${text}`;
