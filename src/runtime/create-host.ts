@@ -7,6 +7,7 @@ import type { DiskQuotaGuard } from '../retention/disk-quota-guard.js';
 import { installDiskQuota } from '../retention/install-disk-quota.js';
 import { SandboxRoot } from '../sandbox/index.js';
 import { builtinTools } from '../tools/builtin-tools.js';
+import type { WorkerKind } from '../files/pool/worker-task.js';
 
 export interface CreateHostOptions {
   /** A loaded configuration; when absent, config/default.json (plus SPILLWAY_CONFIG) is loaded. */
@@ -17,6 +18,8 @@ export interface CreateHostOptions {
   /** Register the built-in tools (read_file, export_table, ...). Default true. */
   builtins?: boolean;
   now?: () => Date;
+  /** Replaces the worker entry module of a file format (instrumented or custom writers, fault-injection tests). */
+  workerModules?: Partial<Record<WorkerKind, URL>>;
 }
 
 /** A host as createHost assembles it, with the disk-quota guard on its spills (the scheduled sweep shares it). */
@@ -53,7 +56,8 @@ export async function assembleHost(options: CreateHostOptions = {}): Promise<Ass
   });
   const quota = installDiskQuota(host, options.now === undefined ? {} : { now: options.now });
   if (options.builtins !== false) {
-    for (const tool of await builtinTools(host)) host.registerTool(tool);
+    const files = options.workerModules === undefined ? {} : { workerModules: options.workerModules };
+    for (const tool of await builtinTools(host, files)) host.registerTool(tool);
   }
   return { host, quota };
 }

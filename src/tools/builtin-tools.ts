@@ -1,6 +1,7 @@
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
 import { callWithArgsFileTool } from './delegation/call-with-args-file.js';
+import type { FileToolOptions } from './files/file-tool-services.js';
 import { fileTools } from './files/file-tools.js';
 import { listFilesTool } from './reread/list-files.js';
 import { readFileTool } from './reread/read-file.js';
@@ -14,14 +15,14 @@ import { querySqlTool } from './sql/query-sql.js';
  * services (the worker pool, the SQL source) creates them here from the host
  * and registers their shutdown with host.onClose.
  */
-export async function builtinTools(host: Host): Promise<ToolDefinition[]> {
+export async function builtinTools(host: Host, options: FileToolOptions = {}): Promise<ToolDefinition[]> {
   const tools: ToolDefinition[] = [];
 
   // Reread: read_file, search_file, list_files.
   tools.push(readFileTool, searchFileTool, listFilesTool);
 
   // File building (export_table, build_document, attach_file, draw_table).
-  tools.push(...fileTools(host));
+  tools.push(...fileTools(host, options));
 
   // Delegation (call_with_args_file).
   tools.push(callWithArgsFileTool);

@@ -6,8 +6,8 @@ import type { ExecuteResult } from '../../src/host/host.js';
 import { tempHost, type TempHost } from '../helpers/temp-host.js';
 
 /** A temporary host whose spill threshold is 1 character, so even tiny test tables spill to JSONL. */
-export function filesHost(overrides: Record<string, unknown> = {}): Promise<TempHost> {
-  return tempHost({ spill: { thresholdChars: 1, tools: {} }, ...overrides });
+export function filesHost(overrides: Record<string, unknown> = {}, options: Parameters<typeof tempHost>[1] = {}): Promise<TempHost> {
+  return tempHost({ spill: { thresholdChars: 1, tools: {} }, ...overrides }, options);
 }
 
 let toolCounter = 0;
@@ -55,13 +55,7 @@ export async function zipEntries(file: string): Promise<string[]> {
 
 /** Unescapes the five XML entities (text extracted from OOXML). */
 export function xmlUnescape(text: string): string {
-  return text
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-    .replace(/&amp;/g, '&');
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16))).replace(/&amp;/g, '&');
 }
 
 type Row = Record<string, unknown>;
@@ -101,8 +95,8 @@ export function expectedSelection(rows: Row[], spec: Spec): unknown[][] {
 /** How a value appears in a CSV export: numbers as written by JS, text with the formula guard, JSON for nested values. */
 export function csvText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string')
-    return /^[=@\t\r]/.test(value) || (/^[+-]/.test(value) && /\w\s*\(|[|!]|(^|[^A-Za-z])[A-Za-z]{1,3}\$?\d/.test(value.slice(1))) ? `'${value}` : value;
+  // The guard (signed-text.ts): = @ TAB CR always; + and - only before a call, a reference or a DDE link.
+  if (typeof value === 'string') return /^[=@\t\r]/.test(value) || (/^[+-]/.test(value) && /\w\s*\(|[|!]|(^|[^A-Za-z])[A-Za-z]{1,3}\$?\d/.test(value.slice(1))) ? `'${value}` : value;
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }

@@ -5,11 +5,15 @@ import { FilePool } from '../../src/files/pool/file-pool.js';
 import { makeRows } from '../helpers/temp-host.js';
 import { call, filesHost, ok, outputPath, readCsv, spillRows } from './helpers.js';
 
-// Test-only faults, read by the worker threads (they inherit this environment when they start).
-process.env.SPILLWAY_TEST_WORKER_FAULT = 'exit:crash-exit.csv,throw:crash-throw.xlsx,exit-after-open:crash-late.xlsx,exit-after-open:crash-late.docx';
+// Worker entries that crash for chosen output names (crash-exit.*, crash-throw.*, crash-late.*), given to the host like any custom writer.
+const faultyWorkers = {
+  csv: new URL('../fixtures/faulty-workers/csv.js', import.meta.url),
+  xlsx: new URL('../fixtures/faulty-workers/xlsx.js', import.meta.url),
+  docx: new URL('../fixtures/faulty-workers/docx.js', import.meta.url),
+};
 
 test('a worker that exits or throws fails that call only; the pool and the host keep serving', async (t) => {
-  const env = await filesHost({ workers: { poolSize: 1, maxQueue: 8, taskTimeoutMs: 600000 } });
+  const env = await filesHost({ workers: { poolSize: 1, maxQueue: 8, taskTimeoutMs: 600000 } }, { workerModules: faultyWorkers });
   t.after(() => env.cleanup());
   const rows = makeRows(100);
   const source = await spillRows(env, rows);
@@ -30,11 +34,7 @@ test('a worker that exits or throws fails that call only; the pool and the host 
   // A thread that dies with its temporary file open leaves nothing behind either.
   const late = await call(env, 'export_table', { source, format: 'xlsx', filename: 'crash-late.xlsx' });
   assert.equal(late.error?.code, 'WORKER_FAILED');
-  const lateDocument = await call(env, 'build_document', {
-    format: 'docx',
-    filename: 'crash-late.docx',
-    spec: { title: 't', blocks: [{ type: 'table', source }] },
-  });
+  const lateDocument = await call(env, 'build_document', { format: 'docx', filename: 'crash-late.docx', spec: { title: 't', blocks: [{ type: 'table', source }] } });
   assert.equal(lateDocument.error?.code, 'WORKER_FAILED');
 
   assert.deepEqual((await readdir(outputPath(env, 'outputs'))).sort(), ['fine.csv', 'fine.xlsx']);
@@ -60,10 +60,7 @@ test('a malformed task is a coded error, a timeout stops the thread, and the poo
   // A 1 ms budget cannot cover starting a thread: the task is stopped and reported as a timeout.
   const impatient = new FilePool({ poolSize: 1, maxQueue: 4, taskTimeoutMs: 1 });
   t.after(() => impatient.close());
-  await assert.rejects(
-    impatient.run('xlsx', { ...task, output: { ...task.output, filename: 'late.xlsx' } }),
-    (error: unknown) => (error as { code?: string }).code === 'TOOL_TIMEOUT',
-  );
+  await assert.rejects(impatient.run('xlsx', { ...task, output: { ...task.output, filename: 'late.xlsx' } }), (error: unknown) => (error as { code?: string }).code === 'TOOL_TIMEOUT');
 
   // Refusing to overwrite is the worker's answer when asked to refuse a taken name.
   await assert.rejects(pool.run('csv', task), (error: unknown) => (error as { code?: string }).code === 'PATH_EXISTS');

@@ -15,6 +15,8 @@ export interface FilePoolOptions {
   /** A task running longer is stopped (its thread is ended). */
   taskTimeoutMs: number;
   logger?: Logger;
+  /** Replaces the entry module of a format (an instrumented or custom writer); the rest keep workerModules. */
+  modules?: Partial<Record<WorkerKind, URL>>;
 }
 
 export interface RunOptions {
@@ -59,7 +61,7 @@ export class FilePool {
     const started = performance.now();
     try {
       const reply = (await pool.run(payload, {
-        filename: workerModules[kind].href,
+        filename: (this.options.modules?.[kind] ?? workerModules[kind]).href,
         signal,
         ...(channel === undefined ? {} : { transferList: [channel.port2] }),
       })) as WorkerReply<R>;

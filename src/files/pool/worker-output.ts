@@ -26,7 +26,6 @@ export async function openOutput(target: OutputTarget): Promise<OutputFile> {
     finalPath = path.resolve(target.path);
   }
   const pending = await createPendingFile(finalPath);
-  if (target.kind === 'sandbox') exitAfterOpenFault(target.filename);
   return {
     pending,
     async commit() {
@@ -62,10 +61,4 @@ export function waitForDrain(stream: NodeJS.WritableStream): Promise<void> {
     stream.once('error', onError);
     stream.once('close', onClose);
   });
-}
-
-/** Test-only: SPILLWAY_TEST_WORKER_FAULT="exit-after-open:NAME" ends the thread with a temporary file left behind. */
-function exitAfterOpenFault(filename: string): void {
-  const spec = process.env.SPILLWAY_TEST_WORKER_FAULT;
-  if (spec !== undefined && spec.split(',').includes(`exit-after-open:${filename}`)) process.exit(4);
 }

@@ -17,11 +17,16 @@ export interface FileToolServices {
   runToOutput<R>(kind: WorkerKind, task: { output: OutputTarget }, context: ToolContext): Promise<R>;
 }
 
+export interface FileToolOptions {
+  /** Entry modules that replace the built-in worker of a format (see FilePoolOptions.modules). */
+  workerModules?: Partial<Record<WorkerKind, URL>>;
+}
+
 /**
  * Services for one host: the pool is sized from host.config.workers when the
  * first file is built, reports in the health check, and closes with the host.
  */
-export function fileToolServices(host: Host): FileToolServices {
+export function fileToolServices(host: Host, options: FileToolOptions = {}): FileToolServices {
   let pool: FilePool | undefined;
   host.onClose(async () => {
     await pool?.close();
@@ -33,7 +38,7 @@ export function fileToolServices(host: Host): FileToolServices {
     pool() {
       if (pool === undefined) {
         const { poolSize, maxQueue, taskTimeoutMs } = host.config.workers;
-        pool = new FilePool({ poolSize, maxQueue, taskTimeoutMs, logger: host.logger });
+        pool = new FilePool({ poolSize, maxQueue, taskTimeoutMs, logger: host.logger, ...(options.workerModules === undefined ? {} : { modules: options.workerModules }) });
       }
       return pool;
     },
@@ -62,7 +67,5 @@ export function fileToolServices(host: Host): FileToolServices {
 async function removeTemporaryFiles(folder: string, filename: string): Promise<void> {
   const prefix = `.${filename}.${process.pid}.`;
   const names = await readdir(folder).catch(() => [] as string[]);
-  await Promise.all(
-    names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)),
-  );
+  await Promise.all(names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)));
 }
