@@ -29,9 +29,9 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
     name: 'build_document',
     description: (config) => [
       'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
-      'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]} and {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"?,"sort"?,"range"?}.',
+      'The spec is {"title", "subtitle"?, "locale"?, "orientation"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"} (inline **bold**, *italic*, `code`, [link](https://…)), {"type":"bullets"|"numbered","items":[...]} (an item may be {"text","items":[...]} to nest), {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"? (with "format"),"sort"?,"range"?} and {"type":"image","path":"outputs/chart.png","caption"?,"width"?} (PNG, JPEG or SVG).',
       'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
-      'DOCX tables repeat their header row on every page; PPTX tables are split over as many slides as needed, header on each.',
+      'Tables get column widths from their content and formatted numbers and dates (locale, default en-US); DOCX turns landscape when a table is too wide and repeats the header row on every page; PPTX pages tables by measured row height, header on each slide.',
       `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
         ' tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
     ].join(' '),
@@ -70,6 +70,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
           format,
           bytes: result.bytes,
           ...(result.slides === undefined ? {} : { slides: result.slides }),
+          ...(result.orientation === undefined ? {} : { orientation: result.orientation }),
           tables: result.tables.map((table) => ({ source: table.source, rows: table.rows, columns: reportColumns(table.columns) })),
           ...(notes.length > 0 ? { notes } : {}),
         },
