@@ -13,7 +13,9 @@ function tables(xml: string, prefix: 'w' | 'a'): string[][][] {
     for (const row of (table[1] ?? '').matchAll(new RegExp(`<${prefix}:tr[ >]([\\s\\S]*?)</${prefix}:tr>`, 'g'))) {
       const cells: string[] = [];
       for (const cell of (row[1] ?? '').matchAll(new RegExp(`<${prefix}:tc[ >]?([\\s\\S]*?)</${prefix}:tc>`, 'g'))) {
-        cells.push(xmlUnescape([...(cell[1] ?? '').matchAll(new RegExp(`<${prefix}:t(?: [^>]*)?>([^<]*)</${prefix}:t>`, 'g'))].map((text) => text[1]).join('')));
+        cells.push(
+          xmlUnescape([...(cell[1] ?? '').matchAll(new RegExp(`<${prefix}:t(?: [^>]*)?>([^<]*)</${prefix}:t>`, 'g'))].map((text) => text[1]).join('')),
+        );
       }
       rows.push(cells);
     }
@@ -104,7 +106,11 @@ test('build_document PPTX: title slide, text slides, a table paginated with the 
     assert.match(xml, /Items \(rows? [\d,]+(–[\d,]+)? of 40\)/);
   }
   // amount holds fractions: shown with two decimals (en-US)
-  const shown = (row: unknown[]) => [display(row[0]), display(row[1]), (row[2] as number).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })];
+  const shown = (row: unknown[]) => [
+    display(row[0]),
+    display(row[1]),
+    (row[2] as number).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  ];
   assert.deepEqual(collected, expectedSelection(rows, { columns: ['id', 'name', 'amount'] }).map(shown));
   const titleXml = await zipText(file, 'ppt/slides/slide1.xml');
   assert.match(titleXml, />Deck</);
@@ -117,7 +123,10 @@ test('build_document reads a long spec from specPath; bad specs name the field; 
   t.after(() => env.cleanup());
   const source = await spillRows(env, makeRows(80));
   await env.host.sandbox.conversation('c1').ensure();
-  await writeFile(outputPath(env, 'args/spec.json'), JSON.stringify({ title: 'From file', blocks: [{ type: 'table', source, range: { start: 0, count: 30 } }] }));
+  await writeFile(
+    outputPath(env, 'args/spec.json'),
+    JSON.stringify({ title: 'From file', blocks: [{ type: 'table', source, range: { start: 0, count: 30 } }] }),
+  );
   const fromFile = ok(await call(env, 'build_document', { format: 'docx', specPath: 'args/spec.json' }));
   assert.equal(fromFile.path, 'outputs/From file.docx');
 
@@ -132,7 +141,13 @@ test('build_document reads a long spec from specPath; bad specs name the field; 
 
   const tooMany = await call(env, 'build_document', {
     format: 'docx',
-    spec: { title: 'Big', blocks: [{ type: 'table', source, range: { start: 0, count: 30 } }, { type: 'table', source }] },
+    spec: {
+      title: 'Big',
+      blocks: [
+        { type: 'table', source, range: { start: 0, count: 30 } },
+        { type: 'table', source },
+      ],
+    },
   });
   assert.equal(tooMany.error?.code, 'ROW_LIMIT');
   assert.match(tooMany.text, /at most 50 table rows/);
