@@ -66,6 +66,9 @@ export interface MarkdownTask extends TaskBase {
   source: SourceLocation;
   selection: Selection;
   maxRows: number;
+  /** UTF-8 bytes the table may take, so it and its footer fit what the model reads inline. */
+  maxBytes?: number;
+  locale?: string;
 }
 
 /** What a worker reports about a file it wrote. */
@@ -109,7 +112,11 @@ export interface DocumentResult extends FileResult {
 
 export interface MarkdownResult {
   markdown: string;
+  /** Rows shown: the first `rows` of the `selectedRows` selected. */
   rows: number;
+  selectedRows: number;
+  /** Cells cut with "…" among the rows shown. */
+  cutCells: { count: number; first: { row: number; column: string }[] };
   columns: OutputColumn[];
   stats: SelectionStats;
 }
