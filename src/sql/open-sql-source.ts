@@ -1,7 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ensureDemoDatabase } from '../demo/demo-database.js';
-import { PostgresSource } from './postgres-source.js';
 import type { SqlSource } from './sql-source.js';
 import { SqliteSource } from './sqlite-source.js';
 
@@ -34,9 +33,12 @@ export async function openSqlSource(options: OpenSqlSourceOptions): Promise<SqlS
       }
       return sqlite;
     }
-    case 'postgres':
+    case 'postgres': {
+      // pg is loaded only when a PostgreSQL source is configured (it is not on `serve`'s start path).
+      const { PostgresSource } = await import('./postgres-source.js');
       // A server that does not answer should fail a call no later than a slow query would.
       return new PostgresSource({ url: source.url, connectTimeoutMs: Math.min(10_000, config.sql.timeoutMs), ...withLogger });
+    }
   }
 }
 

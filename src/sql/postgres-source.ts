@@ -2,6 +2,7 @@ import pg from 'pg';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { formatCount } from '../util/format.js';
+import { redactUrl } from './redact-url.js';
 import { databaseError } from './sql-error.js';
 import { jsonSafeValue, toObjectRows, type SqlQuery, type SqlResult, type SqlSource } from './sql-source.js';
 import { checkReadOnlyStatement } from './statement-check.js';
@@ -15,17 +16,6 @@ export interface PostgresSourceOptions {
   connectTimeoutMs?: number;
   /** Tests only: skip the text checks so the read-only transaction's own refusal can be shown. */
   statementChecks?: boolean;
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
 }
 
 /** Read through a function: the signal can change between awaits, which narrowing does not see. */

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { packageRoot } from '../../src/config/package-root.js';
+
+// `spillway serve` should reach its banner quickly: the libraries only some calls need
+// load where they are used (file workers, script workers, a PostgreSQL source), never
+// through a static import from the CLI's entry. This reads the compiled JavaScript, where
+// type-only imports are gone, and follows static imports only (import() is lazy).
+
+/** Libraries that stay off the start path, and where they load instead. */
+const lazyPackages: Record<string, string> = {
+  exceljs: 'workers/xlsx.ts',
+  docx: 'workers/docx.ts',
+  pptxgenjs: 'workers/pptx.ts',
+  'quickjs-emscripten': 'the script worker (src/script/script-worker.ts)',
+  pg: 'open-sql-source.ts, when sql.source is postgres',
+};
+
+/** Static import and re-export specifiers of a compiled module (not import()). */
+export function staticImportsOf(source: string): string[] {
+  const patterns = [/^\s*(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^\s*import\s*['"]([^'"]+)['"]/gm];
+  return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1] as string));
+}
+
+/** The package a bare specifier names ("@scope/name/sub" → "@scope/name"). */
+function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return (specifier.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
+}
+
+/** Every package reached by static imports from `entry`, with one module that imports it. */
+function staticPackages(entry: string): Map<string, string> {
+  const packages = new Map<string, string>();
+  const seen = new Set<string>();
+  const pending = [entry];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const specifier of staticImportsOf(readFileSync(file, 'utf8'))) {
+      if (specifier.startsWith('.')) pending.push(path.resolve(path.dirname(file), specifier));
+      else if (!specifier.startsWith('node:') && !packages.has(packageOf(specifier))) packages.set(packageOf(specifier), path.relative(packageRoot, file));
+    }
+  }
+  return packages;
+}
+
+test('the import reader sees static imports and re-exports, not import() or imports in text', () => {
+  const source = [
+    "import pg from 'pg';",
+    "export { a } from './a.js';",
+    "import './side.js';",
+    "const x = await import('exceljs');",
+    "// import docx from 'docx'",
+  ].join('\n');
+  assert.deepEqual(staticImportsOf(source).sort(), ['./a.js', './side.js', 'pg']);
+});
+
+test('the CLI entry does not load file-format, script or PostgreSQL libraries at start', () => {
+  const entry = path.join(packageRoot, 'dist', 'src', 'cli', 'main.js');
+  assert.ok(existsSync(entry), `${entry} is built`);
+  const packages = staticPackages(entry);
+  assert.ok(packages.has('@modelcontextprotocol/sdk'), 'the walk reached the MCP front');
+  const eager = Object.keys(lazyPackages)
+    .filter((name) => packages.has(name))
+    .map((name) => `${name} is imported statically by ${packages.get(name)}; it belongs in ${lazyPackages[name]}`);
+  assert.deepEqual(eager, []);
+});
