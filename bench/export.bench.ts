@@ -23,14 +23,7 @@ const conversationId = 'bench';
 
 interface CaseSpec {
   name: string;
-  kind:
-    | 'export'
-    | 'export-pair'
-    | 'naive-csv'
-    | 'raw-copy'
-    | 'duckdb'
-    | 'bare-exceljs'
-    | 'document';
+  kind: 'export' | 'export-pair' | 'naive-csv' | 'raw-copy' | 'duckdb' | 'bare-exceljs' | 'document';
   root: string;
   source: string;
   rows: number;
@@ -246,7 +239,8 @@ function fmt(result: CaseResult): string {
 }
 
 function line(label: string, result: CaseResult, baseline?: { label: string; result: CaseResult }): void {
-  const cpuRatio = baseline?.result.cpuMs !== undefined && result.cpuMs !== undefined ? `, ${(baseline.result.cpuMs / result.cpuMs).toFixed(2)}× by CPU time` : '';
+  const cpuRatio =
+    baseline?.result.cpuMs !== undefined && result.cpuMs !== undefined ? `, ${(baseline.result.cpuMs / result.cpuMs).toFixed(2)}× by CPU time` : '';
   const ratio = baseline === undefined ? '' : `  ${(baseline.result.ms / result.ms).toFixed(2)}× the speed of ${baseline.label}${cpuRatio}`;
   console.log(`  ${label.padEnd(34)} ${fmt(result)}${ratio}`);
 }
@@ -255,7 +249,9 @@ export default async function exportBench(): Promise<void> {
   const sizes = (process.env.EXPORT_BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
   const root = await mkdtemp(path.join(tmpdir(), 'spillway-export-bench-'));
   try {
-    console.log(`Node ${process.version}, ${process.platform}/${process.arch}; each case in its own process (peak RSS is the whole process: main thread + worker).`);
+    console.log(
+      `Node ${process.version}, ${process.platform}/${process.arch}; each case in its own process (peak RSS is the whole process: main thread + worker).`,
+    );
     console.log('The machine is shared: figures are noisy (CPU time of the timed section, all threads, is shown beside wall time). Every case runs once.\n');
     for (const rows of sizes) {
       const source = await writeSource(root, rows);
@@ -272,7 +268,12 @@ export default async function exportBench(): Promise<void> {
         line('naive readline+JSON.parse+join', naive);
         line('DuckDB COPY … TO csv', duck);
         if (!sort) {
-          const copy = inChild({ ...base, name: `copy-${rows}`, kind: 'raw-copy', copyOf: path.join(root, conversationId, 'outputs', `csv-${rows}-${sort}-0.csv`) });
+          const copy = inChild({
+            ...base,
+            name: `copy-${rows}`,
+            kind: 'raw-copy',
+            copyOf: path.join(root, conversationId, 'outputs', `csv-${rows}-${sort}-0.csv`),
+          });
           line(`raw copy of ${(csv.bytes / 1048576).toFixed(1)} MiB (the limit)`, copy);
         }
         // At 1M rows the sorted XLSX and the bare-exceljs baseline (which builds 1M rows in memory first)

@@ -89,6 +89,7 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           return numFmt === undefined ? undefined : { numFmt };
         });
 
+        const styled = columnStyles.flatMap((style, index) => (style === undefined ? [] : [index]));
         let cutCells = 0;
         const cell = (value: unknown, index: number): unknown => {
           if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
@@ -116,7 +117,7 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           sheetNames.push(name);
           sheet = book.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1, activeCell: 'A2' }] });
           sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
-          sheet.columns = widths.map((width, index) => ({ width, ...(columnStyles[index] === undefined ? {} : { style: columnStyles[index] }) }));
+          sheet.columns = widths.map((width) => ({ width }));
           const header = sheet.addRow(columns.map((column) => xmlSafeText(column.header)));
           header.height = 18;
           header.eachCell((headerCell) => {
@@ -128,7 +129,11 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
         const writeRows = async (rows: unknown[][]) => {
           for (const row of rows) {
             if (inSheet === perSheet) startSheet();
-            (sheet as ExcelJS.Worksheet).addRow(row.map(cell)).commit();
+            const added = (sheet as ExcelJS.Worksheet).addRow(row.map(cell));
+            // One style object per column, shared by its cells: exceljs caches a style's id by object
+            // identity, so a shared object costs a lookup where a per-cell copy costs its XML.
+            for (const index of styled) added.getCell(index + 1).style = columnStyles[index] as Partial<ExcelJS.Style>;
+            added.commit();
             inSheet += 1;
             written += 1;
             if (written % drainEveryRows === 0) await letZipCatchUp(sheet as ExcelJS.Worksheet, stream);
