@@ -7,6 +7,7 @@ import {
   HeadingLevel,
   ImageRun,
   LevelFormat,
+  LineRuleType,
   Packer,
   PageNumber,
   PageOrientation,
@@ -162,7 +163,7 @@ function documentStyles() {
   });
   return {
     default: {
-      document: { run: { font, size: bodySize }, paragraph: { spacing: { after: 120, line: 276 } } },
+      document: { run: { font, size: bodySize }, paragraph: { spacing: { after: 120, line: 276, lineRule: LineRuleType.AUTO } } },
     },
     paragraphStyles: [
       {
@@ -276,7 +277,15 @@ function imageParagraphs(image: LoadedImage, caption: string | undefined, textWi
     image.facts.type === 'svg'
       ? new ImageRun({ type: 'svg', data: image.bytes, transformation, fallback: { type: 'png', data: transparentPixel } })
       : new ImageRun({ type: image.facts.type, data: image.bytes, transformation });
-  const paragraphs = [new Paragraph({ alignment: AlignmentType.CENTER, children: [run], keepNext: caption !== undefined })];
+  // Single spacing set outright: LibreOffice lets an inline image in a paragraph without it grow upwards over what is above.
+  const paragraphs = [
+    new Paragraph({
+      alignment: AlignmentType.CENTER,
+      spacing: { before: 120, line: 240, lineRule: LineRuleType.AUTO },
+      children: [run],
+      keepNext: caption !== undefined,
+    }),
+  ];
   if (caption !== undefined) paragraphs.push(new Paragraph({ text: xmlSafeText(caption), style: 'Caption', alignment: AlignmentType.CENTER }));
   return paragraphs;
 }
