@@ -7,7 +7,7 @@ import path from 'node:path';
 import { referenceRows, referenceSpec } from '../test/fixtures/reference-report.js';
 import { call, filesHost, ok, outputPath, spillRows } from '../test/files/helpers.js';
 import { renderPdf, renderPng, renderUnavailable } from '../test/helpers/render.js';
-import { chartPng, chartSvg } from '../test/fixtures/reference-images.js';
+import { chartPng } from '../test/fixtures/reference-images.js';
 import { writeFile } from 'node:fs/promises';
 
 const out = path.resolve('samples');
@@ -22,7 +22,6 @@ try {
   const source = await spillRows(env, referenceRows(rows));
   await env.host.sandbox.conversation('c1').ensure();
   await writeFile(outputPath(env, 'outputs/chart.png'), chartPng());
-  await writeFile(outputPath(env, 'outputs/chart.svg'), chartSvg());
   const spec = referenceSpec(source, rows);
   const files: string[] = [];
   for (const [tool, args] of [

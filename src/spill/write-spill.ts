@@ -4,10 +4,18 @@ import { createPendingFile, expiredLogName, writeFileAtomic, type ConversationSa
 import { metadataSuffix } from '../sandbox/layout.js';
 import { ChunkWriter } from './chunk-writer.js';
 import type { SpillRef } from './spill-ref.js';
+import type { TableProfile } from './profile.js';
 import type { ColumnType } from './table.js';
 
 export type SpillContent =
-  | { format: 'jsonl'; lines: readonly string[]; columns: string[]; columnTypes: Record<string, ColumnType>; envelope?: SpillRef['envelope'] }
+  | {
+      format: 'jsonl';
+      lines: readonly string[];
+      columns: string[];
+      columnTypes: Record<string, ColumnType>;
+      envelope?: SpillRef['envelope'];
+      profile?: TableProfile;
+    }
   | { format: 'json'; text: string }
   | { format: 'text'; text: string }
   | { format: 'binary'; data: Buffer; mimeType: string };
@@ -100,6 +108,7 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
     ref.columns = content.columns;
     ref.columnTypes = content.columnTypes;
     if (content.envelope !== undefined) ref.envelope = content.envelope;
+    if (content.profile !== undefined) ref.profile = content.profile;
   }
   if (content.format === 'binary') ref.mimeType = content.mimeType;
   if (writer.replacedInvalidUnicode) ref.replacedInvalidUnicode = true;

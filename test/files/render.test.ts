@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { chartPng, chartSvg } from '../fixtures/reference-images.js';
+import { chartPng } from '../fixtures/reference-images.js';
 import { referenceRows, referenceSpec } from '../fixtures/reference-report.js';
 import { readPdf, renderPdf, renderUnavailable, wordsOutsidePage, type PdfPage } from '../helpers/render.js';
 import { call, filesHost, ok, outputPath, spillRows } from './helpers.js';
@@ -28,7 +28,6 @@ test('rendered by LibreOffice, the reference report, deck and workbook show ever
   const source = await spillRows(env, rows);
   await env.host.sandbox.conversation('c1').ensure();
   await writeFile(outputPath(env, 'outputs/chart.png'), chartPng());
-  await writeFile(outputPath(env, 'outputs/chart.svg'), chartSvg());
   const spec = referenceSpec(source, rows.length) as { blocks: unknown[] };
   spec.blocks.push({ type: 'heading', text: 'Long notes' }, { type: 'paragraph', text: longParagraph });
 

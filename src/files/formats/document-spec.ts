@@ -11,7 +11,24 @@ export type DocumentBlock =
   | { type: 'paragraph'; text: string }
   | { type: 'bullets' | 'numbered'; items: ListEntry[] }
   | { type: 'table'; source: string; title?: string; selection: Selection }
-  | { type: 'image'; path: string; caption?: string; width?: number };
+  /** Rendered before the task reaches a worker (build_chart's path), then a figure. */
+  | { type: 'chart'; source: string; spec: Record<string, unknown>; title?: string; selection: Selection }
+  /** A PNG or JPEG from the sandbox; read before the task reaches a worker, then a figure. */
+  | { type: 'image'; path: string; title?: string }
+  | FigureBlock;
+
+/** A picture ready to embed: what chart and image blocks become before a worker writes the document. */
+export interface FigureBlock {
+  type: 'figure';
+  data: Uint8Array;
+  format: 'png' | 'jpg';
+  /** Pixels. */
+  width: number;
+  height: number;
+  title?: string;
+  /** The chart's source or the image's path, for notes. */
+  from: string;
+}
 
 /** A list item: its text and the items nested under it (up to three levels). */
 export interface ListEntry {
@@ -42,7 +59,7 @@ const maxBlocks = 2_000;
  */
 export function documentSpecSchema(options: SchemaOptions = {}) {
   const block = Type.Object({
-    type: enumOf(['heading', 'paragraph', 'bullets', 'numbered', 'table', 'image']),
+    type: enumOf(['heading', 'paragraph', 'bullets', 'numbered', 'table', 'chart', 'image']),
     text: Type.Optional(
       Type.String({ description: 'heading, paragraph (inline **bold**, *italic*, `code`, [link](https://…); a blank line starts a new paragraph)' }),
     ),
@@ -51,10 +68,11 @@ export function documentSpecSchema(options: SchemaOptions = {}) {
       Type.Array(Type.Unknown(), { description: 'bullets, numbered: strings, or {"text": "...", "items": [...]} for a nested list (three levels)' }),
     ),
     source: Type.Optional(Type.String({ description: 'table: sandbox path of the rows, e.g. "results/0007-query_sql.jsonl"' })),
-    title: Type.Optional(Type.String({ description: 'table: caption (default: the tool that made the source and the rows shown)' })),
-    path: Type.Optional(Type.String({ description: 'image: sandbox path of a PNG, JPEG or SVG, e.g. "outputs/chart.png"' })),
-    caption: Type.Optional(Type.String({ description: 'image: caption' })),
-    width: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'image: share of the text width, default 1' })),
+    title: Type.Optional(Type.String({ description: 'table, chart, image: caption' })),
+    spec: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'chart: a Vega-Lite spec WITHOUT data (as build_chart); the rows come from source' }),
+    ),
+    path: Type.Optional(Type.String({ description: 'image: sandbox path of a PNG or JPEG, e.g. "outputs/tickets-chart.png"' })),
     ...selectionSchema,
   });
   return Type.Object(
@@ -130,19 +148,6 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
         };
         return { type: block.type, items: entries(block.items, `${where}.items`, 0) };
       }
-      case 'image': {
-        allow(['path', 'caption', 'width']);
-        if (typeof block.path !== 'string' || block.path.length === 0)
-          fail(`${where}.path`, 'must be the sandbox path of a PNG, JPEG or SVG image, e.g. "outputs/chart.png"');
-        const image: DocumentBlock = { type: 'image', path: block.path as string };
-        if (block.caption !== undefined) image.caption = text(block.caption, `${where}.caption`);
-        if (block.width !== undefined) {
-          if (typeof block.width !== 'number' || !(block.width > 0 && block.width <= 1))
-            fail(`${where}.width`, 'must be a share of the text width, above 0 and at most 1 (e.g. 0.5)');
-          image.width = block.width as number;
-        }
-        return image;
-      }
       case 'table': {
         allow(['source', 'title', 'columns', 'sort', 'range']);
         if (typeof block.source !== 'string' || block.source.length === 0)
@@ -151,8 +156,30 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
         if (block.title !== undefined) table.title = text(block.title, `${where}.title`);
         return table;
       }
+      case 'chart': {
+        allow(['source', 'spec', 'title', 'columns', 'sort', 'range']);
+        if (typeof block.source !== 'string' || block.source.length === 0)
+          fail(`${where}.source`, 'must be the sandbox path of a table, e.g. "results/0009-query_files.jsonl"');
+        if (!isJsonObject(block.spec)) fail(`${where}.spec`, 'must be a Vega-Lite spec object without data, e.g. {"mark": "bar", "encoding": {...}}');
+        const chart: DocumentBlock = {
+          type: 'chart',
+          source: block.source as string,
+          spec: block.spec as Record<string, unknown>,
+          selection: normalizeSelection(block, `${where.slice(2)}.`),
+        };
+        if (block.title !== undefined) chart.title = text(block.title, `${where}.title`);
+        return chart;
+      }
+      case 'image': {
+        allow(['path', 'title']);
+        if (typeof block.path !== 'string' || block.path.length === 0)
+          fail(`${where}.path`, 'must be the sandbox path of a PNG or JPEG, e.g. "outputs/tickets-chart.png"');
+        const image: DocumentBlock = { type: 'image', path: block.path as string };
+        if (block.title !== undefined) image.title = text(block.title, `${where}.title`);
+        return image;
+      }
       default:
-        return fail(`${where}.type`, 'must be one of "heading", "paragraph", "bullets", "numbered", "table", "image"');
+        return fail(`${where}.type`, 'must be one of "heading", "paragraph", "bullets", "numbered", "table", "chart", "image"');
     }
   });
   const result: DocumentSpec = { title, blocks };

@@ -24,9 +24,8 @@ import {
 import { defaultLocale } from '../columns/format-values.js';
 import { inlineSpans } from '../layout/inline-text.js';
 import { columnWidths, wantedWidth } from '../layout/column-widths.js';
-import { fitImage } from '../layout/image-facts.js';
-import { loadDocumentImages, transparentPixel, type LoadedImage } from './document-images.js';
-import type { DocumentBlock, ListEntry } from './document-spec.js';
+import { SpillwayError } from '../../errors.js';
+import type { DocumentBlock, FigureBlock, ListEntry } from './document-spec.js';
 import { loadDocumentTables, tableCaption, type LoadedTable } from './document-tables.js';
 import { cutCellsNote, tableText, type TableText } from './table-text.js';
 import { xmlSafeText } from './table-notes.js';
@@ -51,7 +50,6 @@ const headerFill = 'D9E2F3';
 export async function writeDocx(task: DocumentTask, progress: (message: ProgressMessage) => void): Promise<DocumentResult> {
   const { spec } = task;
   const tables = await loadDocumentTables({ spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
-  const images = await loadDocumentImages({ spec, sources: task.sources });
   const locale = spec.locale ?? defaultLocale;
   const texts = new Map<number, TableText>();
   for (const [index, table] of tables) texts.set(index, tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars: docxMaxCellChars }));
@@ -87,9 +85,13 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
         if (table.rows.length === 0) children.push(new Paragraph({ children: [new TextRun({ text: '(no rows)', italics: true })] }));
         break;
       }
-      case 'image':
-        children.push(...imageParagraphs(images.get(index) as LoadedImage, block.caption, textWidthTwips));
+      case 'figure':
+        children.push(...figureParagraphs(block, textWidthTwips));
         break;
+      case 'chart':
+      case 'image':
+        // build_document turns these into figures before the task reaches a worker.
+        throw new SpillwayError('INTERNAL', `A ${block.type} block reached the DOCX writer unresolved.`);
     }
   }
 
@@ -268,25 +270,22 @@ function textParagraphs(text: string): Paragraph[] {
   return text.split(/\n\s*\n/).map((part) => new Paragraph({ children: inlineRuns(part) }));
 }
 
-function imageParagraphs(image: LoadedImage, caption: string | undefined, textWidthTwips: number): Paragraph[] {
+/** A figure (a chart or an image) centred at most the text width, never enlarged, its title below in the Caption style. */
+function figureParagraphs(figure: FigureBlock, textWidthTwips: number): Paragraph[] {
   // docx sizes images in pixels at 96 to the inch: 15 twips a pixel.
-  const maxWidth = (textWidthTwips / 15) * image.widthShare;
-  const size = fitImage(image.facts, maxWidth, 600, 1);
-  const transformation = { width: Math.round(size.width), height: Math.round(size.height) };
-  const run =
-    image.facts.type === 'svg'
-      ? new ImageRun({ type: 'svg', data: image.bytes, transformation, fallback: { type: 'png', data: transparentPixel } })
-      : new ImageRun({ type: image.facts.type, data: image.bytes, transformation });
+  const scale = Math.min(1, textWidthTwips / 15 / figure.width, 620 / figure.height);
+  const transformation = { width: Math.round(figure.width * scale), height: Math.round(figure.height * scale) };
+  const run = new ImageRun({ type: figure.format, data: figure.data, transformation });
   // Single spacing set outright: LibreOffice lets an inline image in a paragraph without it grow upwards over what is above.
   const paragraphs = [
     new Paragraph({
       alignment: AlignmentType.CENTER,
       spacing: { before: 120, line: 240, lineRule: LineRuleType.AUTO },
       children: [run],
-      keepNext: caption !== undefined,
+      keepNext: figure.title !== undefined,
     }),
   ];
-  if (caption !== undefined) paragraphs.push(new Paragraph({ text: xmlSafeText(caption), style: 'Caption', alignment: AlignmentType.CENTER }));
+  if (figure.title !== undefined) paragraphs.push(new Paragraph({ text: xmlSafeText(figure.title), style: 'Caption', alignment: AlignmentType.CENTER }));
   return paragraphs;
 }
 

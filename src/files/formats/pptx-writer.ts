@@ -3,12 +3,11 @@ import pptxgenModule from 'pptxgenjs';
 import { formatCount } from '../../util/format.js';
 import { defaultLocale } from '../columns/format-values.js';
 import { columnWidths } from '../layout/column-widths.js';
-import { fitImage } from '../layout/image-facts.js';
+import { SpillwayError } from '../../errors.js';
 import { inlineSpans } from '../layout/inline-text.js';
 import { pageRows, rowHeight } from '../layout/table-pages.js';
 import { wrappedLines } from '../layout/text-width.js';
-import { loadDocumentImages, type LoadedImage } from './document-images.js';
-import type { ListEntry } from './document-spec.js';
+import type { FigureBlock, ListEntry } from './document-spec.js';
 import { loadDocumentTables, tableCaption, type LoadedTable } from './document-tables.js';
 import { cutCellsNote, tableText, type TableText } from './table-text.js';
 import { xmlSafeText } from './table-notes.js';
@@ -47,7 +46,6 @@ interface TextItem {
 export async function writePptx(task: DocumentTask, progress: (message: ProgressMessage) => void): Promise<DocumentResult> {
   const { spec } = task;
   const tables = await loadDocumentTables({ spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
-  const images = await loadDocumentImages({ spec, sources: task.sources });
   const locale = spec.locale ?? defaultLocale;
   const pptx = new PptxGenJS();
   pptx.layout = 'LAYOUT_WIDE';
@@ -125,14 +123,17 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
         if (note !== undefined) notes.push(note);
         break;
       }
-      case 'image': {
+      case 'figure': {
         flush();
-        const image = images.get(index) as LoadedImage;
-        const title = headingShown ? xmlSafeText(block.caption ?? spec.title) : heading;
-        addImageSlide(addSlide(title), image, headingShown ? undefined : block.caption);
+        const title = headingShown ? xmlSafeText(block.title ?? spec.title) : heading;
+        addFigureSlide(addSlide(title), block, headingShown ? undefined : block.title);
         headingShown = true;
         break;
       }
+      case 'chart':
+      case 'image':
+        // build_document turns these into figures before the task reaches a worker.
+        throw new SpillwayError('INTERNAL', `A ${block.type} block reached the PPTX writer unresolved.`);
     }
   }
   flush();
@@ -357,17 +358,20 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
   return pages.length;
 }
 
-function addImageSlide(target: Slide, image: LoadedImage, caption: string | undefined): void {
+/** A figure fitted under the title (and its caption), centred, never larger than 96 pixels an inch. */
+function addFigureSlide(target: Slide, figure: FigureBlock, caption: string | undefined): void {
   const captionHeight = caption === undefined ? 0 : 0.4;
   const maxHeight = body.bottom - body.top - captionHeight;
-  const size = fitImage(image.facts, contentWidth * image.widthShare, maxHeight, 1 / 96);
-  const x = slide.margin + (contentWidth - size.width) / 2;
-  const mime = image.facts.type === 'svg' ? 'image/svg+xml' : image.facts.type === 'png' ? 'image/png' : 'image/jpeg';
-  target.addImage({ data: `data:${mime};base64,${image.bytes.toString('base64')}`, x, y: body.top, w: size.width, h: size.height });
+  const scale = Math.min(1 / 96, contentWidth / figure.width, maxHeight / figure.height);
+  const width = figure.width * scale;
+  const height = figure.height * scale;
+  const base64 = Buffer.from(figure.data.buffer, figure.data.byteOffset, figure.data.byteLength).toString('base64');
+  const data = `image/${figure.format === 'jpg' ? 'jpeg' : 'png'};base64,${base64}`;
+  target.addImage({ data, x: slide.margin + (contentWidth - width) / 2, y: body.top, w: width, h: height });
   if (caption !== undefined) {
     target.addText(xmlSafeText(caption), {
       x: slide.margin,
-      y: body.top + size.height + 0.05,
+      y: body.top + height + 0.05,
       w: contentWidth,
       h: 0.35,
       fontFace: font,

@@ -8,7 +8,7 @@ import { enumOf } from '../../util/schema-builders.js';
 import { formatCount, plural } from '../../util/format.js';
 import { selectionNotes } from '../../files/selection/selection-notes.js';
 import { renameNote, reportColumns, sizeText } from './describe-output.js';
-import { documentSpecSchema, normalizeDocumentSpec, type DocumentSpec } from '../../files/formats/document-spec.js';
+import { documentSpecSchema, normalizeDocumentSpec, type DocumentBlock, type DocumentSpec } from '../../files/formats/document-spec.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
 import type { DocumentResult, DocumentTask } from '../../files/pool/worker-task.js';
@@ -27,20 +27,24 @@ const buildDocumentInput = Type.Object(
 export function buildDocumentTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'build_document',
-    description: (config) => [
-      'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
-      'The spec is {"title", "subtitle"?, "locale"?, "orientation"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"} (inline **bold**, *italic*, `code`, [link](https://…)), {"type":"bullets"|"numbered","items":[...]} (an item may be {"text","items":[...]} to nest), {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"? (with "format"),"sort"?,"range"?} and {"type":"image","path":"outputs/chart.png","caption"?,"width"?} (PNG, JPEG or SVG).',
-      'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
-      'Tables get column widths from their content and formatted numbers and dates (locale, default en-US); DOCX turns landscape when a table is too wide and repeats the header row on every page; PPTX pages tables by measured row height, header on each slide.',
-      `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
-        ' tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
-    ].join(' '),
+    description: (config) =>
+      [
+        'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
+        'The spec is {"title", "subtitle"?, "locale"?, "orientation"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"} (inline **bold**, *italic*, `code`, [link](https://…)),' +
+          ' {"type":"bullets"|"numbered","items":[...]} (an item may be {"text","items":[...]} to nest),' +
+          ' {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"? (with "format"),"sort"?,"range"?},' +
+          ' {"type":"chart","source","spec" (Vega-Lite without data, as build_chart),"title"?,"columns"?,"sort"?,"range"?} and {"type":"image","path":"outputs/x.png","title"?} (PNG or JPEG).',
+        'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
+        'Tables get column widths from their content and formatted numbers and dates (locale, default en-US); DOCX turns landscape when a table is too wide and repeats the header row on every page; PPTX pages tables by measured row height, header on each slide.',
+        `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
+          ' tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
+      ].join(' '),
     inputSchema: buildDocumentInput,
     spill: false,
     annotations: { title: 'Build a document', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, context) {
       const { format } = args;
-      const spec = await readSpec(args, context);
+      const spec = await resolveFigures(await readSpec(args, context), services, context);
       const filename = outputFilename({ requested: args.filename, sourcePath: defaultStem(spec.title), extension: format });
       await context.sandbox.ensure();
       const location = { root: services.sandboxRoot, conversationId: context.conversationId };
@@ -57,7 +61,9 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
         ...renameNote(result.requestedName, attachment.path),
         ...result.tables.flatMap((table, index) => {
           const block = tableBlocks[index];
-          return block === undefined ? [] : selectionNotes({ source: table.source, selection: block.selection, stats: table.stats }).map((note) => `Table ${index + 1}: ${note}`);
+          return block === undefined
+            ? []
+            : selectionNotes({ source: table.source, selection: block.selection, stats: table.stats }).map((note) => `Table ${index + 1}: ${note}`);
         }),
         ...result.notes,
       ];
@@ -80,11 +86,32 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
   });
 }
 
+/** Chart and image blocks become pictures here, on the main thread (charts render in their own worker), before the document task. */
+async function resolveFigures(spec: DocumentSpec, services: FileToolServices, context: ToolContext): Promise<DocumentSpec> {
+  const blocks: DocumentBlock[] = [];
+  for (const [index, block] of spec.blocks.entries()) {
+    if (block.type !== 'chart' && block.type !== 'image') {
+      blocks.push(block);
+      continue;
+    }
+    if (services.figures === undefined) {
+      const field = `$.blocks[${index}]`;
+      throw new SpillwayError('INVALID_ARGUMENTS', `${field} is a ${block.type} block, but this host has no chart and image support; leave it out.`, { field });
+    }
+    blocks.push(await services.figures(block, context));
+  }
+  return { ...spec, blocks };
+}
+
 async function readSpec(args: Static<typeof buildDocumentInput>, context: ToolContext): Promise<DocumentSpec> {
   if ((args.spec === undefined) === (args.specPath === undefined)) {
-    throw new SpillwayError('INVALID_ARGUMENTS', 'Give the document either inline as spec or as specPath (a JSON file in the sandbox), not both and not neither.', {
-      field: 'spec',
-    });
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      'Give the document either inline as spec or as specPath (a JSON file in the sandbox), not both and not neither.',
+      {
+        field: 'spec',
+      },
+    );
   }
   if (args.spec !== undefined) return normalizeDocumentSpec(args.spec, '');
   const { relative, data } = await context.sandbox.readFile(args.specPath, { maxBytes: context.config.args.maxBytes });
@@ -92,7 +119,9 @@ async function readSpec(args: Static<typeof buildDocumentInput>, context: ToolCo
   try {
     parsed = parseJsonSafely(data.toString('utf8'));
   } catch (error) {
-    throw new SpillwayError('INVALID_JSON', `The spec file ${relative} is not valid JSON (${(error as Error).message}); fix it (write_file) and call again.`, { path: relative });
+    throw new SpillwayError('INVALID_JSON', `The spec file ${relative} is not valid JSON (${(error as Error).message}); fix it (write_file) and call again.`, {
+      path: relative,
+    });
   }
   return normalizeDocumentSpec(parsed, ` in ${relative}`);
 }

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from '../../host/define-tool.js';
 import { isTempName } from '../../sandbox/index.js';
 import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';
+import { describeColumn } from '../../spill/profile-text.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 
 export interface FileEntry {
@@ -13,6 +14,8 @@ export interface FileEntry {
   format: string;
   rows?: number;
   columns?: string[];
+  /** Tables spilled with a profile: one line per column (inspect_file gives the whole profile). */
+  profile?: string[];
   modifiedAt: string;
   /** When retention will delete it; absent for outputs/, which never expire. */
   expiresAt?: string;
@@ -21,7 +24,7 @@ export interface FileEntry {
 export const listFilesTool = defineTool({
   name: 'list_files',
   description: [
-    'List the files of this conversation\'s sandbox with size, format, rows (for tables) and expiry time.',
+    'List the files of this conversation\'s sandbox with size, format, rows, columns and a one-line profile per column (for spilled tables) and expiry time.',
     'Folders: results/ (spilled tool results), errors/ (full error texts), args/ (arguments files), scripts/, outputs/ (files given to the user; never expire).',
     'Give dir (e.g. "results") to list one folder.',
   ].join(' '),
@@ -67,6 +70,7 @@ export const listFilesTool = defineTool({
         };
         if (meta?.rows !== undefined) entry.rows = meta.rows;
         if (meta?.columns !== undefined) entry.columns = meta.columns;
+        if (meta?.profile !== undefined) entry.profile = meta.profile.columns.map((column) => describeColumn(column, meta.profile?.rows ?? 0));
         if (expiringFolders.includes(folder)) entry.expiresAt = meta?.expiresAt ?? new Date(info.mtime.getTime() + retentionMs).toISOString();
         entries.push(entry);
       }

@@ -75,15 +75,16 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
 }
 
 /** The tool's value: counts and notes first (they stay in the spill metadata), rows last. */
-export function presentQueryResult(result: SqlResult, options: { label: string | undefined; maxRows: number }): Record<string, unknown> {
+export function presentQueryResult(result: SqlResult, options: { label: string | undefined; maxRows: number; limitKey?: string }): Record<string, unknown> {
+  const limitKey = options.limitKey ?? 'sql.maxRows';
   const returned = result.rows.length;
   const limited = result.total === null || returned < result.total;
   const narrow = 'Narrow the query (WHERE), aggregate (GROUP BY) or page (ORDER BY … LIMIT/OFFSET) to see the rest.';
   const summary =
     result.total === null
-      ? `${formatCount(returned)} rows returned (the row limit, sql.maxRows); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
+      ? `${formatCount(returned)} rows returned (the row limit, ${limitKey}); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
       : limited
-        ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (sql.maxRows) is ${formatCount(options.maxRows)}. The total is the database's own count. ${narrow}`
+        ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (${limitKey}) is ${formatCount(options.maxRows)}. The total is the database's own count. ${narrow}`
         : returned === 0
           ? 'The query matched no rows.'
           : `${plural(returned, 'row')}, all returned.`;
