@@ -1,6 +1,6 @@
-import { readdir, readFile, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { createPendingFile, expiredLogName, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
+import { createPendingFile, expiredLogName, PinnedFolder, readSidecar, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
 import { metadataSuffix } from '../sandbox/layout.js';
 import { ChunkWriter } from './chunk-writer.js';
 import type { SpillRef } from './spill-ref.js';
@@ -115,11 +115,18 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   try {
     await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(ref, null, 2)}\n`, { overwrite: true });
   } catch (error) {
-    // Without its metadata the call reports no path, so leave no file behind either.
-    await unlink(finalPath).catch(() => undefined);
+    // Without its metadata the call reports no path, so leave no file behind either (removed inside its checked folder).
+    await removeIn(finalPath);
     throw error;
   }
   return ref;
+}
+
+async function removeIn(file: string): Promise<void> {
+  const folder = await PinnedFolder.open(path.dirname(file)).catch(() => undefined);
+  if (folder === undefined) return;
+  await unlink(folder.entry(path.basename(file))).catch(() => undefined);
+  await folder.close();
 }
 
 /** Next free sequence number for a conversation: one past the highest seen in results/ and errors/. */
@@ -128,14 +135,17 @@ async function nextSequence(sandbox: ConversationSandbox): Promise<number> {
   if (last === undefined) {
     last = 0;
     for (const folder of ['results', 'errors'] as const) {
-      const names = await readdir(sandbox.folderPath(folder)).catch(() => [] as string[]);
+      // Listed through the opened folder: a results/ swapped for a symlink lists nothing from elsewhere.
+      const opened = await PinnedFolder.open(sandbox.folderPath(folder)).catch(() => undefined);
+      const names = opened === undefined ? [] : await readdir(opened.entry('')).catch(() => [] as string[]);
+      await opened?.close();
       for (const name of names) {
         const match = /^(\d+)-/.exec(name);
         if (match) last = Math.max(last, Number(match[1]));
       }
     }
     // Swept files keep their numbers: a path in the model's history must never name a newer file.
-    const expired = await readFile(path.join(sandbox.dir, expiredLogName), 'utf8').catch(() => '');
+    const expired = (await readSidecar(path.join(sandbox.dir, expiredLogName), 4 * 1024 * 1024)) ?? '';
     for (const match of expired.matchAll(/"(?:results|errors)\/(\d+)-/g)) last = Math.max(last, Number(match[1]));
   }
   lastSequence.set(sandbox, last + 1);

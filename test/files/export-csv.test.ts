@@ -41,6 +41,9 @@ test('export_table CSV formula guard: text a spreadsheet would run gets an apost
     { v: 5, t: "-2+3+cmd|' /C calc'!A0" },
     { v: 6, t: '+HYPERLINK("http://x")' },
     { v: 7, t: '-A1' },
+    { v: 8, t: '＝1+2' },
+    { v: 9, t: 'a;=cmd' },
+    { v: 10, t: ' ﹦x' },
   ]);
   const value = ok(await call(env, 'export_table', { source, format: 'csv' }));
   const text = await readFile(outputPath(env, value.path), 'utf8');
@@ -52,13 +55,17 @@ test('export_table CSV formula guard: text a spreadsheet would run gets an apost
     '3.25,-5',
     "-0.5,'@SUM(1)",
     '0,+x',
-    "1,'\t=x",
+    // A TAB before "=" is also a split point for a tab-separated reader: the cell is quoted as well.
+    `1,"'\t=x"`,
     '2,a=b',
     '3,+4915112345678',
     '4,-- see ticket 4471',
     `5,'-2+3+cmd|' /C calc'!A0`,
     `6,"'+HYPERLINK(""http://x"")"`,
     "7,'-A1",
+    "8,'＝1+2",
+    '9,"a;=cmd"',
+    "10,' ﹦x",
     '',
   ]);
 

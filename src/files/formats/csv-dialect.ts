@@ -1,4 +1,5 @@
 import { guardFormula } from './csv-cells.js';
+import { splitsIntoFormula } from './formula-guard.js';
 
 /** How a CSV file is written besides RFC 4180: its separator and whether the formula guard runs. */
 export interface CsvDialect {
@@ -35,7 +36,13 @@ export function csvLineIn(values: readonly unknown[], dialect: CsvDialect): stri
       default:
         continue;
     }
-    const quote = text.includes('"') || text.includes(dialect.delimiter) || text.includes('\n') || text.includes('\r');
+    // With the guard on, text another reader's delimiter would split into a formula is quoted too (formula-guard.ts).
+    const quote =
+      (dialect.formulaGuard && splitsIntoFormula(typeof value === 'string' ? value : text)) ||
+      text.includes('"') ||
+      text.includes(dialect.delimiter) ||
+      text.includes('\n') ||
+      text.includes('\r');
     line += quote ? `"${text.replaceAll('"', '""')}"` : text;
   }
   return `${line}\r\n`;

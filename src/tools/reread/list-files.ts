@@ -1,9 +1,9 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../../host/define-tool.js';
-import { isTempName } from '../../sandbox/index.js';
+import { isTempName, PinnedFolder, readSidecar } from '../../sandbox/index.js';
 import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';
 import { describeColumn } from '../../spill/profile-text.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
@@ -24,7 +24,7 @@ export interface FileEntry {
 export const listFilesTool = defineTool({
   name: 'list_files',
   description: [
-    'List the files of this conversation\'s sandbox with size, format, rows, columns and a one-line profile per column (for spilled tables) and expiry time.',
+    "List the files of this conversation's sandbox with size, format, rows, columns and a one-line profile per column (for spilled tables) and expiry time.",
     'Folders: results/ (spilled tool results), errors/ (full error texts), args/ (arguments files), scripts/, outputs/ (files given to the user; never expire).',
     'Give dir (e.g. "results") to list one folder.',
   ].join(' '),
@@ -44,7 +44,17 @@ export const listFilesTool = defineTool({
     const max = config.reread.maxListEntries;
     const retentionMs = config.retention.days * 86_400_000;
     const walk = async (dir: string): Promise<void> => {
-      const items: Dirent[] = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      // Listed through the opened folder (PinnedFolder): a folder swapped for a symlink lists nothing from outside.
+      const folder = await PinnedFolder.open(dir).catch(() => undefined);
+      if (folder === undefined) return;
+      try {
+        await walkIn(dir, folder);
+      } finally {
+        await folder.close();
+      }
+    };
+    const walkIn = async (dir: string, opened: PinnedFolder): Promise<void> => {
+      const items: Dirent[] = await readdir(opened.entry(''), { withFileTypes: true }).catch(() => []);
       items.sort((a, b) => a.name.localeCompare(b.name));
       for (const item of items) {
         const absolute = path.join(dir, item.name);
@@ -57,8 +67,8 @@ export const listFilesTool = defineTool({
           more += 1;
           continue;
         }
-        const info = await lstat(absolute).catch(() => undefined);
-        if (info === undefined) continue;
+        const info = await lstat(opened.entry(item.name)).catch(() => undefined);
+        if (info === undefined || !info.isFile()) continue;
         const relative = sandbox.relativeOf(absolute);
         const folder = relative.split('/')[0] as ConversationFolder;
         const meta = await readMetadata(`${absolute}${metadataSuffix}`);
@@ -84,7 +94,9 @@ export const listFilesTool = defineTool({
 
 async function readMetadata(file: string): Promise<Partial<SpillRef> | undefined> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as Partial<SpillRef>;
+    // Never through a planted symlink or FIFO (readSidecar): a listing must not hang or read outside.
+    const text = await readSidecar(file, 1024 * 1024);
+    return text === undefined ? undefined : (JSON.parse(text) as Partial<SpillRef>);
   } catch {
     return undefined;
   }
