@@ -42,6 +42,8 @@ export const errorCodes = {
   INVALID_RANGE: 'A row range is negative, not an integer, or otherwise unusable.',
   ROW_LIMIT: 'The selection has more rows than the output allows.',
   WORKER_FAILED: 'A worker thread failed while building a file.',
+  FORMAT_INVALID: 'A column format is unknown or malformed; details.field names it, details.allowed lists the names.',
+  FORMAT_MISMATCH: "A column format does not fit the column's values (a date format on text, a number format on words); details.column and details.value show one.",
 
   // delegation and policy
   ARGS_NOT_OBJECT: 'An arguments file or overrides value is not a JSON object.',
@@ -144,6 +146,8 @@ export const retryableErrors = {
   // A renderer failure on a valid spec is not expected to change on a retry.
   CHART_FAILED: false,
   RETENTION_LOCKED: true,
+  FORMAT_INVALID: false,
+  FORMAT_MISMATCH: false,
   INTERNAL: false,
 } as const satisfies Record<ErrorCode, boolean>;
 

@@ -26,7 +26,7 @@ test('export_table CSV: every column, header, order and cell match the spilled r
   assert.equal(result.attachments[0]?.rows, rows.length);
 });
 
-test('export_table CSV formula guard: formula-like text gets an apostrophe, numbers stay numbers (-5 unquoted)', async (t) => {
+test('export_table CSV formula guard: text a spreadsheet would run gets an apostrophe; numbers, phone numbers and dash notes stay as written', async (t) => {
   const env = await filesHost();
   t.after(() => env.cleanup());
   const source = await spillRows(env, [
@@ -36,25 +36,74 @@ test('export_table CSV formula guard: formula-like text gets an apostrophe, numb
     { v: 0, t: '+x' },
     { v: 1, t: '\t=x' },
     { v: 2, t: 'a=b' },
-    { v: 3, t: '＝1+2' },
-    { v: 4, t: 'a;=cmd' },
-    { v: 5, t: ' ﹦x' },
+    { v: 3, t: '+4915112345678' },
+    { v: 4, t: '-- see ticket 4471' },
+    { v: 5, t: "-2+3+cmd|' /C calc'!A0" },
+    { v: 6, t: '+HYPERLINK("http://x")' },
+    { v: 7, t: '-A1' },
+    { v: 8, t: '＝1+2' },
+    { v: 9, t: 'a;=cmd' },
+    { v: 10, t: ' ﹦x' },
   ]);
   const value = ok(await call(env, 'export_table', { source, format: 'csv' }));
   const text = await readFile(outputPath(env, value.path), 'utf8');
-  const lines = text.split('\r\n');
-  assert.equal(lines[0], 'v,t');
-  assert.equal(lines[1], "-5,'=1+2");
-  assert.equal(lines[2], "3.25,'-5");
-  assert.equal(lines[3], "-0.5,'@SUM(1)");
-  assert.equal(lines[4], "0,'+x");
-  // A TAB before "=" is also a split point for a tab-separated reader: the cell is quoted as well.
-  assert.equal(lines[5], `1,"'\t=x"`);
-  assert.equal(lines[6], '2,a=b');
-  assert.equal(lines[7], "3,'＝1+2");
-  assert.equal(lines[8], '4,"a;=cmd"', 'a semicolon reader keeps the quoted cell whole');
-  assert.equal(lines[9], "5,' ﹦x");
-  assert.equal(lines[10], '');
+  assert.ok(text.startsWith('\uFEFF'), 'a byte-order mark by default');
+  const lines = text.slice(1).split('\r\n');
+  assert.deepEqual(lines, [
+    'v,t',
+    "-5,'=1+2",
+    '3.25,-5',
+    "-0.5,'@SUM(1)",
+    '0,+x',
+    // A TAB before "=" is also a split point for a tab-separated reader: the cell is quoted as well.
+    `1,"'\t=x"`,
+    '2,a=b',
+    '3,+4915112345678',
+    '4,-- see ticket 4471',
+    `5,'-2+3+cmd|' /C calc'!A0`,
+    `6,"'+HYPERLINK(""http://x"")"`,
+    "7,'-A1",
+    "8,'＝1+2",
+    '9,"a;=cmd"',
+    "10,' ﹦x",
+    '',
+  ]);
+
+  // A program reading the file turns the guard and the mark off; delimiters ; and tab quote what holds them.
+  const machine = ok(await call(env, 'export_table', { source, format: 'csv', filename: 'machine.csv', bom: false, formulaGuard: false, delimiter: ';' }));
+  const raw = await readFile(outputPath(env, machine.path), 'utf8');
+  assert.equal(raw.split('\r\n')[1], '-5;=1+2');
+  assert.equal(raw.split('\r\n')[9], `5;-2+3+cmd|' /C calc'!A0`);
+  const tab = ok(await call(env, 'export_table', { source, format: 'csv', filename: 'tab.csv', delimiter: '\t' }));
+  assert.equal((await readFile(outputPath(env, tab.path), 'utf8')).split('\r\n')[5], '1\t"\'\t=x"');
+});
+
+test('export_table CSV: named formats round decimals and write ISO dates; inferred formats change nothing', async (t) => {
+  const env = await filesHost();
+  t.after(() => env.cleanup());
+  const source = await spillRows(env, [
+    { at: '2026-03-01T09:30:15Z', amount: 2.5, share: 0.256 },
+    { at: null, amount: 1025678.015, share: 1 },
+  ]);
+  const named = ok(
+    await call(env, 'export_table', {
+      source,
+      format: 'csv',
+      filename: 'named.csv',
+      columns: [
+        { name: 'at', format: 'date' },
+        { name: 'amount', format: 'number' },
+        { name: 'share', format: { type: 'percent', decimals: 1 } },
+      ],
+    }),
+  );
+  assert.deepEqual(await readCsv(outputPath(env, named.path)), [
+    ['at', 'amount', 'share'],
+    ['2026-03-01', '2.50', '25.6%'],
+    ['', '1025678.02', '100.0%'],
+  ]);
+  const inferred = ok(await call(env, 'export_table', { source, format: 'csv', filename: 'inferred.csv' }));
+  assert.deepEqual((await readCsv(outputPath(env, inferred.path)))[2], ['', '1025678.015', '1']);
 });
 
 test('export_table CSV: columns with headers, multi-key stable sort with nulls last, then the range', async (t) => {

@@ -101,7 +101,12 @@ export function expectedSelection(rows: Row[], spec: Spec): unknown[][] {
 /** How a value appears in a CSV export: numbers as written by JS, text with the formula guard, JSON for nested values. */
 export function csvText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/.test(value) ? `'${value}` : value;
+  // The guard: = + - @ TAB CR and their full-width look-alikes, after spaces (formula-guard.ts), except text that
+  // starts with + or - and holds no call, reference or DDE link (signed-text.ts).
+  if (typeof value === 'string') {
+    const signedPlain = /^[+-]/.test(value) && !/\w\s*\(|[|!]|(^|[^A-Za-z])[A-Za-z]{1,3}\$?\d/.test(value.slice(1));
+    return !signedPlain && /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/.test(value) ? `'${value}` : value;
+  }
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }

@@ -92,7 +92,8 @@ test('CSV header names: blanks become column_N, repeats get _2, _3, also across 
 test('CSV cells: numbers plain, formula-like text guarded, nested values as JSON', () => {
   assert.equal(csvCell(-5), '-5');
   assert.equal(csvCell(1e21), '1e+21');
-  assert.equal(csvCell('-5'), "'-5");
+  assert.equal(csvCell('-5'), '-5', 'signed text that computes nothing stays as written');
+  assert.equal(csvCell('-A1'), "'-A1");
   assert.equal(csvCell('=A1,B1'), `"'=A1,B1"`);
   assert.equal(csvCell(null), '');
   assert.equal(csvCell(false), 'false');

@@ -7,6 +7,7 @@ import { neutralizeMarkdown } from '../../src/files/formats/markdown-safe-text.j
 import { headerNames as uniqueHeaderNames } from '../../src/files/sources/csv-rows.js';
 import { checkReadOnlyStatement } from '../../src/sql/statement-check.js';
 import { csvLine } from '../../src/files/formats/csv-cells.js';
+import { isSignedPlainText } from '../../src/files/formats/signed-text.js';
 
 const triggers = ['=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠', '﹦', '﹢', '﹣', '﹫'];
 const startsFormula = /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/;
@@ -19,8 +20,11 @@ test('formula guard: whatever the text, neither a comma nor a semicolon (nor a t
       const line = csvLine([text, 1]);
       for (const delimiter of [',', ';', '\t']) {
         const rows = parse(line, { delimiter, relax_quotes: true, relax_column_count: true }) as string[][];
-        for (const cell of rows.flat())
+        // Text starting with + or - that calls, references and links nothing (a phone number) is left as written (signed-text.ts).
+        for (const cell of rows.flat()) {
+          if (isSignedPlainText(cell)) continue;
           assert.doesNotMatch(cell, startsFormula, `${JSON.stringify(text)} read with ${JSON.stringify(delimiter)} gave ${JSON.stringify(cell)}`);
+        }
       }
     }),
     { numRuns: 2000 },

@@ -1,11 +1,13 @@
+import { isSignedPlainText } from './signed-text.js';
 import { neutralizeFormula, splitsIntoFormula } from './formula-guard.js';
 
 /**
  * CSV cells as RFC 4180 text (comma, CRLF, fields with `"`, `,`, CR or LF quoted
  * and quotes doubled). Text that a spreadsheet would run as a formula (starting
  * with = + - @, tab or CR, or their full-width and small-form look-alikes) gets
- * a leading apostrophe, and text another reader's delimiter would split into a
- * formula (`a;=cmd`) is quoted; numbers are written as
+ * a leading apostrophe, except text starting with + or - that computes nothing
+ * (a phone number, a dash note: see signed-text.ts), and text another reader's
+ * delimiter would split into a formula (`a;=cmd`) is quoted; numbers are written as
  * numbers, so -5 stays -5. Nested values are written as JSON text.
  */
 export function csvCell(value: unknown): string {
@@ -27,6 +29,7 @@ export function csvCell(value: unknown): string {
 
 /** The text as written, before quoting: an apostrophe in front of formula-like text. */
 export function guardFormula(text: string): string {
+  if (isSignedPlainText(text)) return text;
   return neutralizeFormula(text);
 }
 

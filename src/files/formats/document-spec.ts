@@ -2,13 +2,14 @@ import { Type, type SchemaOptions } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { enumOf } from '../../util/schema-builders.js';
+import { checkLocale } from '../columns/format-values.js';
 import { normalizeSelection, selectionSchema, type Selection } from '../selection/selection.js';
 
 /** A document block after validation; table blocks carry a normalised selection. */
 export type DocumentBlock =
   | { type: 'heading'; text: string; level: 1 | 2 | 3 }
   | { type: 'paragraph'; text: string }
-  | { type: 'bullets'; items: string[] }
+  | { type: 'bullets' | 'numbered'; items: ListEntry[] }
   | { type: 'table'; source: string; title?: string; selection: Selection }
   /** Rendered before the task reaches a worker (build_chart's path), then a figure. */
   | { type: 'chart'; source: string; spec: Record<string, unknown>; title?: string; selection: Selection }
@@ -29,11 +30,24 @@ export interface FigureBlock {
   from: string;
 }
 
+/** A list item: its text and the items nested under it (up to three levels). */
+export interface ListEntry {
+  text: string;
+  items: ListEntry[];
+}
+
 export interface DocumentSpec {
   title: string;
   subtitle?: string;
+  /** BCP 47 locale of numbers and dates in tables (default en-US). */
+  locale?: string;
+  /** DOCX pages; default: landscape when a table is too wide for portrait. */
+  orientation?: 'portrait' | 'landscape';
   blocks: DocumentBlock[];
 }
+
+const maxListDepth = 3;
+const maxListItems = 1_000;
 
 const maxTextChars = 100_000;
 const maxBlocks = 2_000;
@@ -45,10 +59,14 @@ const maxBlocks = 2_000;
  */
 export function documentSpecSchema(options: SchemaOptions = {}) {
   const block = Type.Object({
-    type: enumOf(['heading', 'paragraph', 'bullets', 'table', 'chart', 'image']),
-    text: Type.Optional(Type.String({ description: 'heading, paragraph' })),
+    type: enumOf(['heading', 'paragraph', 'bullets', 'numbered', 'table', 'chart', 'image']),
+    text: Type.Optional(
+      Type.String({ description: 'heading, paragraph (inline **bold**, *italic*, `code`, [link](https://…); a blank line starts a new paragraph)' }),
+    ),
     level: Type.Optional(enumOf([1, 2, 3], { description: 'heading level, default 1' })),
-    items: Type.Optional(Type.Array(Type.String(), { description: 'bullets' })),
+    items: Type.Optional(
+      Type.Array(Type.Unknown(), { description: 'bullets, numbered: strings, or {"text": "...", "items": [...]} for a nested list (three levels)' }),
+    ),
     source: Type.Optional(Type.String({ description: 'table: sandbox path of the rows, e.g. "results/0007-query_sql.jsonl"' })),
     title: Type.Optional(Type.String({ description: 'table, chart, image: caption' })),
     spec: Type.Optional(
@@ -61,6 +79,8 @@ export function documentSpecSchema(options: SchemaOptions = {}) {
     {
       title: Type.String({ description: 'Document title (title page / title slide).' }),
       subtitle: Type.Optional(Type.String()),
+      locale: Type.Optional(Type.String({ description: 'Locale of numbers and dates in tables, e.g. "de-DE". Default "en-US".' })),
+      orientation: Type.Optional(enumOf(['portrait', 'landscape'], { description: 'DOCX pages. Default: landscape when a table is too wide for portrait.' })),
       blocks: Type.Array(block, { description: 'Content in order.' }),
     },
     { ...options, additionalProperties: false },
@@ -77,7 +97,9 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
   };
   if (!isJsonObject(input)) fail('$', 'must be an object {"title", "blocks": [...]}');
   const spec = input as Record<string, unknown>;
-  for (const key of Object.keys(spec)) if (!['title', 'subtitle', 'blocks'].includes(key)) fail(`$.${key}`, 'is not a spec property (allowed: title, subtitle, blocks)');
+  for (const key of Object.keys(spec))
+    if (!['title', 'subtitle', 'locale', 'orientation', 'blocks'].includes(key))
+      fail(`$.${key}`, 'is not a spec property (allowed: title, subtitle, locale, orientation, blocks)');
   const text = (value: unknown, where: string): string => {
     if (typeof value !== 'string') fail(where, 'must be a string');
     if ((value as string).length > maxTextChars) fail(where, `is longer than ${maxTextChars} characters`);
@@ -92,7 +114,8 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
     if (!isJsonObject(raw)) fail(where, 'must be an object with a "type"');
     const block = raw as Record<string, unknown>;
     const allow = (keys: string[]) => {
-      for (const key of Object.keys(block)) if (key !== 'type' && !keys.includes(key)) fail(`${where}.${key}`, `is not allowed in a ${String(block.type)} block (allowed: ${keys.join(', ')})`);
+      for (const key of Object.keys(block))
+        if (key !== 'type' && !keys.includes(key)) fail(`${where}.${key}`, `is not allowed in a ${String(block.type)} block (allowed: ${keys.join(', ')})`);
     };
     switch (block.type) {
       case 'heading': {
@@ -104,21 +127,39 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
       case 'paragraph':
         allow(['text']);
         return { type: 'paragraph', text: text(block.text, `${where}.text`) };
-      case 'bullets': {
+      case 'bullets':
+      case 'numbered': {
         allow(['items']);
-        if (!Array.isArray(block.items) || block.items.length === 0) fail(`${where}.items`, 'must be a non-empty list of strings');
-        return { type: 'bullets', items: (block.items as unknown[]).map((item, at) => text(item, `${where}.items[${at}]`)) };
+        let count = 0;
+        const entries = (items: unknown, at: string, depth: number): ListEntry[] => {
+          if (!Array.isArray(items) || items.length === 0) fail(at, 'must be a non-empty list of strings or {"text", "items"} objects');
+          return (items as unknown[]).map((item, position) => {
+            const here = `${at}[${position}]`;
+            count += 1;
+            if (count > maxListItems) fail(`${where}.items`, `holds more than ${maxListItems} items`);
+            if (typeof item === 'string') return { text: text(item, here), items: [] };
+            if (!isJsonObject(item)) fail(here, 'must be a string or {"text": "...", "items": [...]}');
+            const entry = item as Record<string, unknown>;
+            for (const key of Object.keys(entry))
+              if (key !== 'text' && key !== 'items') fail(`${here}.${key}`, 'is not allowed in a list item (allowed: text, items)');
+            if (entry.items !== undefined && depth + 1 >= maxListDepth) fail(`${here}.items`, `nests deeper than ${maxListDepth} levels`);
+            return { text: text(entry.text, `${here}.text`), items: entry.items === undefined ? [] : entries(entry.items, `${here}.items`, depth + 1) };
+          });
+        };
+        return { type: block.type, items: entries(block.items, `${where}.items`, 0) };
       }
       case 'table': {
         allow(['source', 'title', 'columns', 'sort', 'range']);
-        if (typeof block.source !== 'string' || block.source.length === 0) fail(`${where}.source`, 'must be the sandbox path of a table, e.g. "results/0007-query_sql.jsonl"');
+        if (typeof block.source !== 'string' || block.source.length === 0)
+          fail(`${where}.source`, 'must be the sandbox path of a table, e.g. "results/0007-query_sql.jsonl"');
         const table: DocumentBlock = { type: 'table', source: block.source as string, selection: normalizeSelection(block, `${where.slice(2)}.`) };
         if (block.title !== undefined) table.title = text(block.title, `${where}.title`);
         return table;
       }
       case 'chart': {
         allow(['source', 'spec', 'title', 'columns', 'sort', 'range']);
-        if (typeof block.source !== 'string' || block.source.length === 0) fail(`${where}.source`, 'must be the sandbox path of a table, e.g. "results/0009-query_files.jsonl"');
+        if (typeof block.source !== 'string' || block.source.length === 0)
+          fail(`${where}.source`, 'must be the sandbox path of a table, e.g. "results/0009-query_files.jsonl"');
         if (!isJsonObject(block.spec)) fail(`${where}.spec`, 'must be a Vega-Lite spec object without data, e.g. {"mark": "bar", "encoding": {...}}');
         const chart: DocumentBlock = {
           type: 'chart',
@@ -131,16 +172,23 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
       }
       case 'image': {
         allow(['path', 'title']);
-        if (typeof block.path !== 'string' || block.path.length === 0) fail(`${where}.path`, 'must be the sandbox path of a PNG or JPEG, e.g. "outputs/tickets-chart.png"');
+        if (typeof block.path !== 'string' || block.path.length === 0)
+          fail(`${where}.path`, 'must be the sandbox path of a PNG or JPEG, e.g. "outputs/tickets-chart.png"');
         const image: DocumentBlock = { type: 'image', path: block.path as string };
         if (block.title !== undefined) image.title = text(block.title, `${where}.title`);
         return image;
       }
       default:
-        return fail(`${where}.type`, 'must be one of "heading", "paragraph", "bullets", "table", "chart", "image"');
+        return fail(`${where}.type`, 'must be one of "heading", "paragraph", "bullets", "numbered", "table", "chart", "image"');
     }
   });
   const result: DocumentSpec = { title, blocks };
   if (spec.subtitle !== undefined) result.subtitle = text(spec.subtitle, '$.subtitle');
+  if (spec.locale !== undefined) result.locale = checkLocale(text(spec.locale, '$.locale'), '$.locale');
+  if (spec.orientation !== undefined) {
+    if (spec.orientation !== 'portrait' && spec.orientation !== 'landscape')
+      fail('$.orientation', 'must be "portrait" or "landscape" (leave it out to choose by the tables)');
+    result.orientation = spec.orientation as 'portrait' | 'landscape';
+  }
   return result;
 }

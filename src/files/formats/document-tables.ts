@@ -32,7 +32,9 @@ export async function loadDocumentTables(options: {
   for (const [index, block] of options.spec.blocks.entries()) {
     if (block.type !== 'table') continue;
     const location: SourceLocation =
-      options.sources.kind === 'sandbox' ? { kind: 'sandbox', root: options.sources.root, conversationId: options.sources.conversationId, path: block.source } : { kind: 'local', path: block.source };
+      options.sources.kind === 'sandbox'
+        ? { kind: 'sandbox', root: options.sources.root, conversationId: options.sources.conversationId, path: block.source }
+        : { kind: 'local', path: block.source };
     const source = await openTableSource(location);
     try {
       const budget = options.maxTableRows - used;
@@ -63,4 +65,18 @@ function tooManyRows(facts: { block: number; source: string; count: number; atLe
     `The table in blocks[${block}] would put ${atLeast ? 'more than ' : ''}${formatCount(count)} rows of ${source} into the document${before}; a document holds at most ${formatCount(maxTableRows)} table rows (documents.maxTableRows). Put only the rows a reader needs in the document (use range, e.g. {"start": 0, "count": 50}, after a sort) and give the full set with export_table as CSV or XLSX.`,
     { block, source, rows: count, atLeast, maxTableRows },
   );
+}
+
+/**
+ * A table's caption: the title the spec gives, else the tool that made the
+ * source and the rows shown ("query_sql results, rows 1–40"). Never a path:
+ * a reader of the document has no use for a sandbox file name.
+ */
+export function tableCaption(block: { title?: string; selection: { range?: { start: number } } }, table: LoadedTable): string {
+  if (block.title !== undefined) return block.title;
+  const base = table.source.split(/[\\/]/).pop() ?? table.source;
+  const tool = base.replace(/\.[^.]+$/, '').replace(/^\d+-/, '');
+  const first = (block.selection.range?.start ?? 0) + 1;
+  const rows = table.rows.length === 0 ? 'no rows' : `rows ${formatCount(first)}–${formatCount(first + table.rows.length - 1)}`;
+  return `${tool} results, ${rows}`;
 }

@@ -1,38 +1,92 @@
-/** build_document as DOCX (docx library): Word headings, bullets, tables with a repeating header row. */
-import { AlignmentType, Document, HeadingLevel, ImageRun, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
+/** build_document as DOCX (docx library): a styled report with headings, formatted text, lists, images and tables sized to their content. */
+import {
+  AlignmentType,
+  Document,
+  ExternalHyperlink,
+  Footer,
+  HeadingLevel,
+  ImageRun,
+  LevelFormat,
+  LineRuleType,
+  Packer,
+  PageNumber,
+  PageOrientation,
+  Paragraph,
+  ShadingType,
+  Table,
+  TableCell,
+  TableLayoutType,
+  TableRow,
+  TextRun,
+  WidthType,
+  type ParagraphChild,
+} from 'docx';
+import { defaultLocale } from '../columns/format-values.js';
+import { inlineSpans } from '../layout/inline-text.js';
+import { columnWidths, wantedWidth } from '../layout/column-widths.js';
 import { SpillwayError } from '../../errors.js';
-import type { FigureBlock } from './document-spec.js';
-import { loadDocumentTables, type LoadedTable } from './document-tables.js';
-import { displayText, xmlSafeText, numericColumns } from './table-notes.js';
+import type { DocumentBlock, FigureBlock, ListEntry } from './document-spec.js';
+import { loadDocumentTables, tableCaption, type LoadedTable } from './document-tables.js';
+import { cutCellsNote, tableText, type TableText } from './table-text.js';
+import { xmlSafeText } from './table-notes.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
+/** A DOCX table cell holds at most this many characters; longer ones are cut and the result says where. */
+export const docxMaxCellChars = 1000;
+
+const font = 'Arial';
+const codeFont = 'Courier New';
+/** Half-points: 10 pt body, 9 pt tables. */
+const bodySize = 20;
+const tableSize = 18;
+/** A4 in twips, 2 cm margins. */
+const page = { short: 11906, long: 16838, margin: 1134 };
+/** Word's default cell margins (108 twips each side) plus a little slack, in points. */
+const cellPaddingPoints = 12;
 const headingLevels = { 1: HeadingLevel.HEADING_1, 2: HeadingLevel.HEADING_2, 3: HeadingLevel.HEADING_3 } as const;
+const headerFill = 'D9E2F3';
 
 export async function writeDocx(task: DocumentTask, progress: (message: ProgressMessage) => void): Promise<DocumentResult> {
-  const tables = await loadDocumentTables({ spec: task.spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
-  const children: (Paragraph | Table)[] = [new Paragraph({ text: xmlSafeText(task.spec.title), heading: HeadingLevel.TITLE })];
-  if (task.spec.subtitle !== undefined) children.push(new Paragraph({ children: [new TextRun({ text: xmlSafeText(task.spec.subtitle), italics: true, size: 28 })] }));
-  for (const [index, block] of task.spec.blocks.entries()) {
+  const { spec } = task;
+  const tables = await loadDocumentTables({ spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
+  const locale = spec.locale ?? defaultLocale;
+  const texts = new Map<number, TableText>();
+  for (const [index, table] of tables) texts.set(index, tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars: docxMaxCellChars }));
+
+  const portraitWidthPoints = (page.short - 2 * page.margin) / 20;
+  const tooWide = [...texts.values()].some(
+    (text) => wantedWidth({ headers: text.headers, cells: columnsOf(text), fontSize: tableSize / 2, padding: cellPaddingPoints }) > portraitWidthPoints * 1.15,
+  );
+  const landscape = spec.orientation === 'landscape' || (spec.orientation !== 'portrait' && tooWide);
+  const textWidthTwips = (landscape ? page.long : page.short) - 2 * page.margin;
+
+  const children: (Paragraph | Table)[] = [new Paragraph({ text: xmlSafeText(spec.title), heading: HeadingLevel.TITLE })];
+  if (spec.subtitle !== undefined) children.push(new Paragraph({ text: xmlSafeText(spec.subtitle), style: 'Subtitle' }));
+  let lists = 0;
+  for (const [index, block] of spec.blocks.entries()) {
     switch (block.type) {
       case 'heading':
-        children.push(new Paragraph({ text: xmlSafeText(block.text), heading: headingLevels[block.level] }));
+        children.push(new Paragraph({ text: xmlSafeText(block.text), heading: headingLevels[block.level], keepNext: true }));
         break;
       case 'paragraph':
         children.push(...textParagraphs(block.text));
         break;
       case 'bullets':
-        for (const item of block.items) children.push(new Paragraph({ text: xmlSafeText(item), bullet: { level: 0 } }));
+      case 'numbered':
+        lists += 1;
+        children.push(...listParagraphs(block, lists));
         break;
       case 'table': {
         const table = tables.get(index) as LoadedTable;
-        if (block.title !== undefined) children.push(new Paragraph({ children: [new TextRun({ text: xmlSafeText(block.title), bold: true })], keepNext: true }));
-        children.push(wordTable(table));
+        const text = texts.get(index) as TableText;
+        children.push(new Paragraph({ text: xmlSafeText(tableCaption(block, table)), style: 'Caption', keepNext: true }));
+        children.push(wordTable(text, textWidthTwips));
         if (table.rows.length === 0) children.push(new Paragraph({ children: [new TextRun({ text: '(no rows)', italics: true })] }));
         break;
       }
       case 'figure':
-        children.push(...figureParagraphs(block));
+        children.push(...figureParagraphs(block, textWidthTwips));
         break;
       case 'chart':
       case 'image':
@@ -40,53 +94,228 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
         throw new SpillwayError('INTERNAL', `A ${block.type} block reached the DOCX writer unresolved.`);
     }
   }
-  const document = new Document({ title: xmlSafeText(task.spec.title), creator: 'spillway', sections: [{ children }] });
+
+  const document = new Document({
+    title: xmlSafeText(spec.title),
+    creator: 'spillway',
+    styles: documentStyles(),
+    numbering: { config: numberingConfig(lists) },
+    sections: [
+      {
+        properties: {
+          page: {
+            size: { width: page.short, height: page.long, orientation: landscape ? PageOrientation.LANDSCAPE : PageOrientation.PORTRAIT },
+            margin: { top: page.margin, bottom: page.margin, left: page.margin, right: page.margin },
+          },
+        },
+        footers: {
+          default: new Footer({
+            children: [
+              new Paragraph({
+                alignment: AlignmentType.CENTER,
+                children: [new TextRun({ children: ['Page ', PageNumber.CURRENT, ' of ', PageNumber.TOTAL_PAGES], size: 16, color: '666666' })],
+              }),
+            ],
+          }),
+        },
+        children,
+      },
+    ],
+  });
   const bytes = await Packer.toBuffer(document);
   const output = await openOutput(task.output);
   try {
     await writeChunk(output.pending.stream, bytes);
     const file = await output.commit();
     const tableFacts = [...tables.values()].map((table) => ({ source: table.source, rows: table.rows.length, columns: table.columns, stats: table.stats }));
-    return { ...file, rows: tableFacts.reduce((sum, table) => sum + table.rows, 0), tables: tableFacts, notes: [] };
+    const notes: string[] = [];
+    for (const [index, text] of texts) {
+      const note = cutCellsNote(text.cut, docxMaxCellChars, `The table in blocks[${index}]`);
+      if (note !== undefined) notes.push(note);
+    }
+    if (landscape && spec.orientation === undefined)
+      notes.push('The pages are landscape because a table is too wide for portrait; pass "orientation": "portrait" in the spec to keep portrait.');
+    return {
+      ...file,
+      rows: tableFacts.reduce((sum, table) => sum + table.rows, 0),
+      tables: tableFacts,
+      notes,
+      orientation: landscape ? 'landscape' : 'portrait',
+    };
   } catch (error) {
     await output.abort();
     throw error;
   }
 }
 
-/** Fits a page's text width (6 inches at 96 px an inch) and most of its height; never enlarged. */
-const figureBox = { width: 600, height: 720 };
+function columnsOf(text: TableText): string[][] {
+  const sample = text.cells.slice(0, 300);
+  return text.headers.map((_, column) => sample.map((row) => row[column] ?? ''));
+}
 
-/** A figure as a centred picture, its title below in bold. */
-function figureParagraphs(figure: FigureBlock): Paragraph[] {
-  const scale = Math.min(1, figureBox.width / figure.width, figureBox.height / figure.height);
-  const transformation = { width: Math.round(figure.width * scale), height: Math.round(figure.height * scale) };
-  const picture = new ImageRun({ type: figure.format, data: figure.data, transformation });
-  const paragraphs = [new Paragraph({ children: [picture], alignment: AlignmentType.CENTER, keepNext: figure.title !== undefined })];
-  if (figure.title === undefined) return paragraphs;
-  const caption = new TextRun({ text: xmlSafeText(figure.title), bold: true });
-  return [...paragraphs, new Paragraph({ children: [caption], alignment: AlignmentType.CENTER })];
+function documentStyles() {
+  const heading = (id: string, name: string, size: number, before: number) => ({
+    id,
+    name,
+    basedOn: 'Normal',
+    next: 'Normal',
+    quickFormat: true,
+    run: { font, size, bold: true, color: '1F3864' },
+    paragraph: { spacing: { before, after: 120 }, keepNext: true },
+  });
+  return {
+    default: {
+      document: { run: { font, size: bodySize }, paragraph: { spacing: { after: 120, line: 276, lineRule: LineRuleType.AUTO } } },
+    },
+    paragraphStyles: [
+      {
+        id: 'Title',
+        name: 'Title',
+        basedOn: 'Normal',
+        next: 'Normal',
+        quickFormat: true,
+        run: { font, size: 48, bold: true, color: '1F3864' },
+        paragraph: { spacing: { after: 120 } },
+      },
+      {
+        id: 'Subtitle',
+        name: 'Subtitle',
+        basedOn: 'Normal',
+        next: 'Normal',
+        quickFormat: true,
+        run: { font, size: 28, color: '595959' },
+        paragraph: { spacing: { after: 360 } },
+      },
+      heading('Heading1', 'Heading 1', 32, 360),
+      heading('Heading2', 'Heading 2', 26, 280),
+      heading('Heading3', 'Heading 3', 22, 240),
+      {
+        id: 'Caption',
+        name: 'Caption',
+        basedOn: 'Normal',
+        next: 'Normal',
+        quickFormat: true,
+        run: { font, size: 18, italics: true, color: '404040' },
+        paragraph: { spacing: { before: 120, after: 80 } },
+      },
+    ],
+  };
+}
+
+/** One numbering definition per list block, so every numbered list starts at 1. */
+function numberingConfig(lists: number) {
+  const formats = [LevelFormat.DECIMAL, LevelFormat.LOWER_LETTER, LevelFormat.LOWER_ROMAN];
+  const bullets = ['•', '◦', '▪'];
+  const config = [];
+  for (let list = 1; list <= lists; list += 1) {
+    config.push({
+      reference: `numbered-${list}`,
+      levels: formats.map((format, level) => ({
+        level,
+        format,
+        text: `%${level + 1}.`,
+        alignment: AlignmentType.START,
+        style: { paragraph: { indent: { left: 720 * (level + 1), hanging: 360 } } },
+      })),
+    });
+    config.push({
+      reference: `bullets-${list}`,
+      levels: bullets.map((text, level) => ({
+        level,
+        format: LevelFormat.BULLET,
+        text,
+        alignment: AlignmentType.START,
+        style: { paragraph: { indent: { left: 720 * (level + 1), hanging: 360 } } },
+      })),
+    });
+  }
+  return config;
+}
+
+function listParagraphs(block: Extract<DocumentBlock, { type: 'bullets' | 'numbered' }>, list: number): Paragraph[] {
+  const reference = `${block.type}-${list}`;
+  const paragraphs: Paragraph[] = [];
+  const walk = (entries: ListEntry[], level: number) => {
+    for (const entry of entries) {
+      paragraphs.push(new Paragraph({ children: inlineRuns(entry.text), numbering: { reference, level }, spacing: { after: 40 } }));
+      walk(entry.items, Math.min(level + 1, 2));
+    }
+  };
+  walk(block.items, 0);
+  return paragraphs;
+}
+
+function inlineRuns(text: string): ParagraphChild[] {
+  return inlineSpans(xmlSafeText(text))
+    .map((span) => {
+      const lines = span.text.split('\n');
+      const runs = lines.map(
+        (line, at) =>
+          new TextRun({
+            text: line,
+            ...(at > 0 ? { break: 1 } : {}),
+            ...(span.bold === true ? { bold: true } : {}),
+            ...(span.italic === true ? { italics: true } : {}),
+            ...(span.code === true ? { font: codeFont, shading: { type: ShadingType.CLEAR, fill: 'F2F2F2', color: 'auto' } } : {}),
+            ...(span.link !== undefined ? { style: 'Hyperlink', color: '0563C1', underline: {} } : {}),
+          }),
+      );
+      return span.link === undefined ? runs : [new ExternalHyperlink({ link: span.link, children: runs })];
+    })
+    .flat();
 }
 
 /** A paragraph block: blank lines separate paragraphs; single line breaks stay breaks. */
 function textParagraphs(text: string): Paragraph[] {
-  return xmlSafeText(text)
-    .split(/\n\s*\n/)
-    .map((part) => new Paragraph({ children: part.split('\n').map((line, at) => new TextRun({ text: line, ...(at > 0 ? { break: 1 } : {}) })) }));
+  return text.split(/\n\s*\n/).map((part) => new Paragraph({ children: inlineRuns(part) }));
 }
 
-function wordTable(table: LoadedTable): Table {
-  const numeric = numericColumns(table.columns.length, table.rows);
-  const cell = (text: string, options: { bold?: boolean; right?: boolean }) =>
+/** A figure (a chart or an image) centred at most the text width, never enlarged, its title below in the Caption style. */
+function figureParagraphs(figure: FigureBlock, textWidthTwips: number): Paragraph[] {
+  // docx sizes images in pixels at 96 to the inch: 15 twips a pixel.
+  const scale = Math.min(1, textWidthTwips / 15 / figure.width, 620 / figure.height);
+  const transformation = { width: Math.round(figure.width * scale), height: Math.round(figure.height * scale) };
+  const run = new ImageRun({ type: figure.format, data: figure.data, transformation });
+  // Single spacing set outright: LibreOffice lets an inline image in a paragraph without it grow upwards over what is above.
+  const paragraphs = [
+    new Paragraph({
+      alignment: AlignmentType.CENTER,
+      spacing: { before: 120, line: 240, lineRule: LineRuleType.AUTO },
+      children: [run],
+      keepNext: figure.title !== undefined,
+    }),
+  ];
+  if (figure.title !== undefined) paragraphs.push(new Paragraph({ text: xmlSafeText(figure.title), style: 'Caption', alignment: AlignmentType.CENTER }));
+  return paragraphs;
+}
+
+function wordTable(text: TableText, textWidthTwips: number): Table {
+  const widthsPoints = columnWidths({
+    headers: text.headers,
+    cells: columnsOf(text),
+    available: textWidthTwips / 20,
+    fontSize: tableSize / 2,
+    padding: cellPaddingPoints,
+  });
+  const widths = widthsPoints.map((points) => Math.floor(points * 20));
+  const cell = (value: string, column: number, header: boolean) =>
     new TableCell({
+      width: { size: widths[column] ?? 0, type: WidthType.DXA },
+      ...(header ? { shading: { type: ShadingType.CLEAR, fill: headerFill, color: 'auto' } } : {}),
       children: [
         new Paragraph({
-          children: [new TextRun({ text: xmlSafeText(text), ...(options.bold ? { bold: true } : {}) })],
-          ...(options.right ? { alignment: AlignmentType.RIGHT } : {}),
+          spacing: { after: 0, line: 240 },
+          ...(text.numeric[column] === true ? { alignment: AlignmentType.RIGHT } : {}),
+          children: [new TextRun({ text: value, size: tableSize, ...(header ? { bold: true } : {}) })],
         }),
       ],
     });
-  const header = new TableRow({ tableHeader: true, cantSplit: true, children: table.columns.map((column) => cell(column.header, { bold: true })) });
-  const rows = table.rows.map((row) => new TableRow({ cantSplit: true, children: row.map((value, index) => cell(displayText(value), { right: numeric[index] === true })) }));
-  return new Table({ rows: [header, ...rows], width: { size: 100, type: WidthType.PERCENTAGE } });
+  const header = new TableRow({ tableHeader: true, cantSplit: true, children: text.headers.map((value, column) => cell(value, column, true)) });
+  const rows = text.cells.map((row) => new TableRow({ cantSplit: true, children: row.map((value, column) => cell(value, column, false)) }));
+  return new Table({
+    rows: [header, ...rows],
+    width: { size: widths.reduce((sum, width) => sum + width, 0), type: WidthType.DXA },
+    columnWidths: widths,
+    layout: TableLayoutType.FIXED,
+  });
 }

@@ -1,5 +1,6 @@
 /** draw_table's Markdown table, at most maxRows rows (read and sorted off the main thread). */
-import { markdownTable } from './markdown-table.js';
+import { defaultLocale } from '../columns/format-values.js';
+import { sizedMarkdownTable } from './markdown-sized.js';
 import { selectRows } from '../selection/select-rows.js';
 import { openTableSource } from '../sources/table-source.js';
 import { emptyTableError } from './table-notes.js';
@@ -19,7 +20,13 @@ export async function drawMarkdown(task: MarkdownTask, progress: (message: Progr
     if (selected.columns.length === 0) throw emptyTableError(source.name);
     const rows: unknown[][] = [];
     for await (const batch of selected.batches) for (const row of batch) rows.push(row);
-    return { markdown: markdownTable(selected.columns, rows), rows: rows.length, columns: selected.columns, stats: selected.stats };
+    const sized = sizedMarkdownTable({
+      columns: selected.columns,
+      rows,
+      locale: task.locale ?? defaultLocale,
+      maxBytes: task.maxBytes ?? Number.POSITIVE_INFINITY,
+    });
+    return { markdown: sized.markdown, rows: sized.shown, selectedRows: rows.length, cutCells: sized.cut, columns: selected.columns, stats: selected.stats };
   } finally {
     await source.close();
   }

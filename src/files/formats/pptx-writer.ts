@@ -1,98 +1,133 @@
-/** build_document as PPTX (pptxgenjs): title slide, text slides, tables paginated with the header on every slide. */
+/** build_document as PPTX (pptxgenjs): slides on a master with a title placeholder and slide numbers; text and tables paged by measured height. */
 import pptxgenModule from 'pptxgenjs';
 import { formatCount } from '../../util/format.js';
+import { defaultLocale } from '../columns/format-values.js';
+import { columnWidths } from '../layout/column-widths.js';
 import { SpillwayError } from '../../errors.js';
-import type { FigureBlock } from './document-spec.js';
-import { loadDocumentTables, type LoadedTable } from './document-tables.js';
-import { displayText, xmlSafeText, numericColumns } from './table-notes.js';
+import { inlineSpans } from '../layout/inline-text.js';
+import { pageRows, rowHeight } from '../layout/table-pages.js';
+import { wrappedLines } from '../layout/text-width.js';
+import type { FigureBlock, ListEntry } from './document-spec.js';
+import { loadDocumentTables, tableCaption, type LoadedTable } from './document-tables.js';
+import { cutCellsNote, tableText, type TableText } from './table-text.js';
+import { xmlSafeText } from './table-notes.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
 // pptxgenjs's types describe a CommonJS default export, its ESM build exports the class itself.
 type Presentation = InstanceType<typeof pptxgenModule.default>;
-type TableRows = Parameters<ReturnType<Presentation['addSlide']>['addTable']>[0];
+type Slide = ReturnType<Presentation['addSlide']>;
+type TableRows = Parameters<Slide['addTable']>[0];
+type TextRuns = Exclude<Parameters<Slide['addText']>[0], string>;
 const PptxGenJS = ((pptxgenModule as unknown as { default?: unknown }).default ?? pptxgenModule) as typeof pptxgenModule.default;
 
-/** Table rows per slide (10 pt text on a 16:9 slide), header not counted. */
-export const tableRowsPerSlide = 15;
 /** Longer cell text is cut with "…": a slide is for reading, the full text belongs in export_table. */
 export const maxCellChars = 300;
-/** Lines of text a content slide takes before continuing on the next. */
-const linesPerSlide = 14;
-const charsPerLine = 95;
-const slideWidth = 13.333;
-const slideHeight = 7.5;
-const margin = 0.5;
 
-type TextItem = { text: string; options: Record<string, unknown> };
+const font = 'Arial';
+const slide = { width: 13.333, height: 7.5, margin: 0.5 };
+const contentWidth = slide.width - 2 * slide.margin;
+/** The body area under the title placeholder and above the slide number, in inches. */
+const body = { top: 1.35, bottom: 6.85 };
+const textSize = 18;
+const tableSize = 10;
+/** pptxgenjs's default cell margins in inches (top/bottom 0.05, left/right 0.1). */
+const cellPad = { x: 0.1, y: 0.05 };
+const master = 'SPILLWAY_CONTENT';
+const titleMaster = 'SPILLWAY_TITLE';
+const accent = '1F3864';
+
+interface TextItem {
+  runs: TextRuns;
+  /** Height in inches the item takes on a slide. */
+  height: number;
+}
 
 export async function writePptx(task: DocumentTask, progress: (message: ProgressMessage) => void): Promise<DocumentResult> {
-  const tables = await loadDocumentTables({ spec: task.spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
+  const { spec } = task;
+  const tables = await loadDocumentTables({ spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
+  const locale = spec.locale ?? defaultLocale;
   const pptx = new PptxGenJS();
   pptx.layout = 'LAYOUT_WIDE';
-  pptx.title = xmlSafeText(task.spec.title);
+  pptx.title = xmlSafeText(spec.title);
   pptx.author = 'spillway';
+  defineMasters(pptx);
   let slides = 0;
-  let cutCells = 0;
-  const contentWidth = slideWidth - 2 * margin;
+  const notes: string[] = [];
+  const texts: TableText[] = [];
 
-  const titleSlide = pptx.addSlide();
-  slides += 1;
-  titleSlide.addText(xmlSafeText(task.spec.title), { x: margin, y: 2.4, w: contentWidth, h: 1.4, fontSize: 36, bold: true, align: 'center', valign: 'middle' });
-  if (task.spec.subtitle !== undefined) {
-    titleSlide.addText(xmlSafeText(task.spec.subtitle), { x: margin, y: 3.9, w: contentWidth, h: 0.8, fontSize: 20, align: 'center', color: '555555' });
-  }
-
-  let text: { title: string | undefined; items: TextItem[]; lines: number } | undefined;
-  const flushText = () => {
-    if (text === undefined || (text.items.length === 0 && text.title === undefined)) return;
-    const slide = pptx.addSlide();
+  const addSlide = (title: string): Slide => {
+    const added = pptx.addSlide({ masterName: master });
+    added.addText(title, { placeholder: 'title' });
     slides += 1;
-    if (text.title !== undefined) slide.addText(text.title, { x: margin, y: 0.3, w: contentWidth, h: 0.9, fontSize: 28, bold: true });
-    if (text.items.length > 0) slide.addText(text.items, { x: margin, y: 1.3, w: contentWidth, h: 5.8, fontSize: 18, valign: 'top' });
-    text = undefined;
+    return added;
   };
-  const addText = (item: TextItem, lines: number) => {
-    if (text !== undefined && text.lines + lines > linesPerSlide && text.items.length > 0) {
-      const title = text.title;
-      flushText();
-      text = { title: title === undefined ? undefined : `${title} (continued)`, items: [], lines: 0 };
-    }
-    text ??= { title: undefined, items: [], lines: 0 };
-    text.items.push(item);
-    text.lines += lines;
-  };
-  const linesOf = (value: string) => Math.max(1, Math.ceil(value.length / charsPerLine));
 
-  for (const [index, block] of task.spec.blocks.entries()) {
+  const first = pptx.addSlide({ masterName: titleMaster });
+  first.addText(xmlSafeText(spec.title), { placeholder: 'title' });
+  if (spec.subtitle !== undefined) first.addText(xmlSafeText(spec.subtitle), { placeholder: 'subtitle' });
+  slides += 1;
+
+  // Text waits here until a slide is full or a heading, table or image comes.
+  let heading = xmlSafeText(spec.title);
+  let pending: { title: string; items: TextItem[]; used: number; continued: boolean } | undefined;
+  let headingShown = true;
+  const flush = () => {
+    if (pending === undefined) return;
+    if (pending.items.length > 0) {
+      const added = addSlide(pending.continued ? `${pending.title} (continued)` : pending.title);
+      added.addText(
+        pending.items.flatMap((item) => item.runs),
+        { x: slide.margin, y: body.top, w: contentWidth, h: body.bottom - body.top, fontFace: font, fontSize: textSize, valign: 'top', margin: 0 },
+      );
+      headingShown = true;
+    }
+    pending = undefined;
+  };
+  const addItem = (item: TextItem) => {
+    const room = body.bottom - body.top;
+    if (pending !== undefined && pending.items.length > 0 && pending.used + item.height > room) {
+      const title = pending.title;
+      flush();
+      pending = { title, items: [], used: 0, continued: true };
+    }
+    pending ??= { title: heading, items: [], used: 0, continued: headingShown && heading !== xmlSafeText(spec.title) };
+    pending.items.push(item);
+    pending.used += item.height;
+  };
+
+  for (const [index, block] of spec.blocks.entries()) {
     switch (block.type) {
       case 'heading':
-        flushText();
-        text = { title: xmlSafeText(block.text), items: [], lines: 0 };
+        flush();
+        if (!headingShown) addSlide(heading); // a heading with nothing under it still gets its slide
+        heading = xmlSafeText(block.text);
+        headingShown = false;
         break;
       case 'paragraph':
-        for (const part of xmlSafeText(block.text).split(/\n\s*\n/)) addText({ text: part, options: { breakLine: true, paraSpaceAfter: 8 } }, linesOf(part) + 1);
+        for (const part of xmlSafeText(block.text).split(/\n\s*\n/)) for (const piece of splitToFit(part)) addItem(paragraphItem(piece));
         break;
       case 'bullets':
-        for (const item of block.items) addText({ text: xmlSafeText(item), options: { bullet: true, breakLine: true } }, linesOf(item));
+      case 'numbered':
+        for (const item of listItems(block.items, block.type === 'numbered', 0)) addItem(item);
         break;
       case 'table': {
-        const heading = text?.items.length === 0 ? text.title : undefined;
-        if (heading !== undefined) text = undefined;
-        else flushText();
+        flush();
         const table = tables.get(index) as LoadedTable;
-        const caption = block.title ?? heading ?? block.source;
-        const added = addTableSlides({ pptx, table, caption: xmlSafeText(caption), contentWidth });
-        slides += added.slides;
-        cutCells += added.cutCells;
+        const text = tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars });
+        texts.push(text);
+        const caption = xmlSafeText(tableCaption(block, table));
+        slides += addTableSlides({ pptx, table, text, title: headingShown ? caption : heading, subtitle: headingShown ? undefined : caption });
+        headingShown = true;
+        const note = cutCellsNote(text.cut, maxCellChars, `The table in blocks[${index}]`);
+        if (note !== undefined) notes.push(note);
         break;
       }
       case 'figure': {
-        const heading = text?.items.length === 0 ? text.title : undefined;
-        if (heading !== undefined) text = undefined;
-        else flushText();
-        addFigureSlide({ pptx, figure: block, caption: block.title ?? heading, contentWidth });
-        slides += 1;
+        flush();
+        const title = headingShown ? xmlSafeText(block.title ?? spec.title) : heading;
+        addFigureSlide(addSlide(title), block, headingShown ? undefined : block.title);
+        headingShown = true;
         break;
       }
       case 'chart':
@@ -101,7 +136,8 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
         throw new SpillwayError('INTERNAL', `A ${block.type} block reached the PPTX writer unresolved.`);
     }
   }
-  flushText();
+  flush();
+  if (!headingShown) addSlide(heading);
 
   // Only outputType 'STREAM' honours compression under Node (pptxgenjs 4.0.1); it returns a Buffer.
   const data = (await pptx.write({ outputType: 'STREAM', compression: true })) as Buffer;
@@ -110,7 +146,6 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
     await writeChunk(output.pending.stream, data);
     const file = await output.commit();
     const tableFacts = [...tables.values()].map((table) => ({ source: table.source, rows: table.rows.length, columns: table.columns, stats: table.stats }));
-    const notes = cutCells > 0 ? [`${formatCount(cutCells)} table cells were longer than ${maxCellChars} characters and were cut with "…" to fit the slides.`] : [];
     return { ...file, rows: tableFacts.reduce((sum, table) => sum + table.rows, 0), tables: tableFacts, slides, notes };
   } catch (error) {
     await output.abort();
@@ -118,54 +153,232 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
   }
 }
 
-/** A slide with the figure fitted below its caption (or the preceding heading), centred, never larger than 96 px an inch. */
-function addFigureSlide(options: { pptx: Presentation; figure: FigureBlock; caption: string | undefined; contentWidth: number }): void {
-  const { pptx, figure, caption, contentWidth } = options;
-  const slide = pptx.addSlide();
-  const top = caption === undefined ? margin : 1.3;
-  if (caption !== undefined) slide.addText(xmlSafeText(caption), { x: margin, y: 0.3, w: contentWidth, h: 0.9, fontSize: 28, bold: true });
-  const boxHeight = slideHeight - top - margin;
-  const scale = Math.min(1 / 96, contentWidth / figure.width, boxHeight / figure.height);
-  const w = figure.width * scale;
-  const h = figure.height * scale;
-  const base64 = Buffer.from(figure.data.buffer, figure.data.byteOffset, figure.data.byteLength).toString('base64');
-  const data = `image/${figure.format === 'jpg' ? 'jpeg' : 'png'};base64,${base64}`;
-  slide.addImage({ data, x: margin + (contentWidth - w) / 2, y: top + (boxHeight - h) / 2, w, h });
+function defineMasters(pptx: Presentation): void {
+  pptx.defineSlideMaster({
+    title: titleMaster,
+    background: { color: 'FFFFFF' },
+    objects: [
+      { rect: { x: 0, y: 0, w: slide.width, h: 0.25, fill: { color: accent } } },
+      {
+        placeholder: {
+          options: {
+            name: 'title',
+            type: 'title',
+            x: slide.margin,
+            y: 2.3,
+            w: contentWidth,
+            h: 1.5,
+            fontFace: font,
+            fontSize: 36,
+            bold: true,
+            color: accent,
+            align: 'center',
+            valign: 'bottom',
+          },
+          text: '',
+        },
+      },
+      {
+        placeholder: {
+          options: {
+            name: 'subtitle',
+            type: 'body',
+            x: slide.margin,
+            y: 3.9,
+            w: contentWidth,
+            h: 0.9,
+            fontFace: font,
+            fontSize: 20,
+            color: '595959',
+            align: 'center',
+            valign: 'top',
+          },
+          text: '',
+        },
+      },
+    ],
+  });
+  pptx.defineSlideMaster({
+    title: master,
+    background: { color: 'FFFFFF' },
+    objects: [
+      { rect: { x: slide.margin, y: 1.12, w: contentWidth, h: 0.03, fill: { color: accent } } },
+      {
+        placeholder: {
+          options: {
+            name: 'title',
+            type: 'title',
+            x: slide.margin,
+            y: 0.3,
+            w: contentWidth,
+            h: 0.8,
+            fontFace: font,
+            fontSize: 26,
+            bold: true,
+            color: accent,
+            align: 'left',
+            valign: 'bottom',
+            margin: 0,
+          },
+          text: '',
+        },
+      },
+    ],
+    slideNumber: { x: slide.width - slide.margin - 0.8, y: 7.0, w: 0.8, h: 0.3, fontFace: font, fontSize: 10, color: '808080', align: 'right' },
+  });
 }
 
-/** Slides for one table: {@link tableRowsPerSlide} rows each, the header row repeated, the title saying which rows. */
-function addTableSlides(options: { pptx: Presentation; table: LoadedTable; caption: string; contentWidth: number }): { slides: number; cutCells: number } {
-  const { pptx, table, caption, contentWidth } = options;
-  let cutCells = 0;
-  const cellText = (value: unknown) => {
-    let shown = xmlSafeText(displayText(value));
-    if (shown.length > maxCellChars) {
-      cutCells += 1;
-      shown = `${shown.slice(0, maxCellChars - 1)}…`;
-    }
-    return shown;
-  };
-  const numeric = numericColumns(table.columns.length, table.rows);
-  const header = table.columns.map((column) => ({ text: xmlSafeText(column.header), options: { bold: true, fill: { color: 'E7E6E6' } } }));
-  const colW = table.columns.map(() => contentWidth / Math.max(1, table.columns.length));
-  const total = table.rows.length;
-  const pages = Math.max(1, Math.ceil(total / tableRowsPerSlide));
-  for (let page = 0; page < pages; page += 1) {
-    const first = page * tableRowsPerSlide;
-    const rows = table.rows.slice(first, first + tableRowsPerSlide);
-    const slide = pptx.addSlide();
-    const which = total === 0 ? 'no rows' : `rows ${formatCount(first + 1)}–${formatCount(first + rows.length)} of ${formatCount(total)}`;
-    slide.addText(`${caption} (${which})`, { x: margin, y: 0.25, w: contentWidth, h: 0.7, fontSize: 20, bold: true });
-    const body = rows.map((row) => row.map((value, index) => ({ text: cellText(value), options: numeric[index] === true ? { align: 'right' } : {} })));
-    slide.addTable([header, ...body] as TableRows, {
-      x: margin,
-      y: 1.05,
+/** Lines of `text` at `size` points in `width` inches. */
+function linesIn(text: string, width: number, size: number): number {
+  return wrappedLines(text, (width * 72) / size);
+}
+
+const lineHeight = (size: number) => (size * 1.2) / 72;
+
+/** A paragraph longer than a slide is split at sentence (else word) boundaries into pieces that each fit. */
+function splitToFit(text: string): string[] {
+  const maxLines = Math.floor((body.bottom - body.top) / lineHeight(textSize)) - 1;
+  if (linesIn(text, contentWidth, textSize) <= maxLines) return [text];
+  const pieces: string[] = [];
+  let current = '';
+  const units = text.split(/(?<=[.!?])\s+/).flatMap((sentence) => (linesIn(sentence, contentWidth, textSize) > maxLines ? sentence.split(/\s+/) : [sentence]));
+  for (const unit of units) {
+    const next = current === '' ? unit : `${current} ${unit}`;
+    if (current !== '' && linesIn(next, contentWidth, textSize) > maxLines) {
+      pieces.push(current);
+      current = unit;
+    } else current = next;
+  }
+  if (current !== '') pieces.push(current);
+  return pieces;
+}
+
+function spanRuns(text: string, options: Record<string, unknown>): TextRuns {
+  const spans = inlineSpans(text);
+  return spans.map((span, at) => ({
+    text: span.text,
+    options: {
+      ...(span.bold === true ? { bold: true } : {}),
+      ...(span.italic === true ? { italic: true } : {}),
+      ...(span.code === true ? { fontFace: 'Courier New' } : {}),
+      ...(span.link !== undefined ? { hyperlink: { url: span.link } } : {}),
+      ...(at === 0 ? options : {}),
+      ...(at === spans.length - 1 ? { breakLine: true } : {}),
+    },
+  }));
+}
+
+function paragraphItem(text: string): TextItem {
+  const plain = inlineSpans(text)
+    .map((span) => span.text)
+    .join('');
+  return { runs: spanRuns(text, { paraSpaceAfter: 10 }), height: linesIn(plain, contentWidth, textSize) * lineHeight(textSize) + 10 / 72 };
+}
+
+function listItems(entries: ListEntry[], numbered: boolean, level: number): TextItem[] {
+  const items: TextItem[] = [];
+  for (const entry of entries) {
+    const indent = 0.4 * (level + 1);
+    const text = xmlSafeText(entry.text);
+    const plain = inlineSpans(text)
+      .map((span) => span.text)
+      .join('');
+    items.push({
+      runs: spanRuns(text, {
+        bullet: numbered ? { type: 'number', style: level === 0 ? 'arabicPeriod' : 'alphaLcPeriod' } : true,
+        indentLevel: level,
+        paraSpaceAfter: 4,
+      }),
+      height: linesIn(plain, contentWidth - indent, textSize) * lineHeight(textSize) + 4 / 72,
+    });
+    items.push(...listItems(entry.items, numbered, Math.min(level + 1, 2)));
+  }
+  return items;
+}
+
+/** Slides for one table, paged by measured row heights, the header row repeated, the title saying which rows. */
+function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text: TableText; title: string; subtitle: string | undefined }): number {
+  const { pptx, text, title, subtitle } = options;
+  const sample = text.cells.slice(0, 300);
+  const widthsPoints = columnWidths({
+    headers: text.headers,
+    cells: text.headers.map((_, column) => sample.map((row) => row[column] ?? '')),
+    available: contentWidth * 72,
+    fontSize: tableSize,
+    padding: cellPad.x * 2 * 72 + 4,
+  });
+  const colW = widthsPoints.map((points) => points / 72);
+  const measure = (cells: string[]) => rowHeight({ cells, widths: colW, fontSize: tableSize, pointsPerUnit: 72, padX: cellPad.x, padY: cellPad.y });
+  const headerHeight = measure(text.headers);
+  const heights = text.cells.map(measure);
+  const top = subtitle === undefined ? body.top : body.top + 0.4;
+  const pages = pageRows({ heights, header: headerHeight, available: body.bottom - top });
+  const total = text.cells.length;
+  const header = text.headers.map((value, column) => ({
+    text: value,
+    options: { bold: true, fill: { color: 'D9E2F3' }, ...(text.numeric[column] === true ? { align: 'right' } : {}) },
+  }));
+  for (const [first, end] of pages) {
+    const which =
+      total === 0
+        ? 'no rows'
+        : end - first === 1
+          ? `row ${formatCount(end)} of ${formatCount(total)}`
+          : `rows ${formatCount(first + 1)}–${formatCount(end)} of ${formatCount(total)}`;
+    const added = pptx.addSlide({ masterName: master });
+    added.addText(`${title} (${which})`, { placeholder: 'title' });
+    if (subtitle !== undefined)
+      added.addText(subtitle, {
+        x: slide.margin,
+        y: body.top - 0.05,
+        w: contentWidth,
+        h: 0.35,
+        fontFace: font,
+        fontSize: 14,
+        italic: true,
+        color: '404040',
+        margin: 0,
+      });
+    const rows = text.cells
+      .slice(first, end)
+      .map((row) => row.map((value, column) => ({ text: value, options: text.numeric[column] === true ? { align: 'right' } : {} })));
+    added.addTable([header, ...rows] as TableRows, {
+      x: slide.margin,
+      y: top,
       w: contentWidth,
       colW,
-      fontSize: 10,
+      rowH: [headerHeight, ...heights.slice(first, end)],
+      fontFace: font,
+      fontSize: tableSize,
+      valign: 'top',
       border: { type: 'solid', pt: 0.5, color: 'A6A6A6' },
       autoPage: false,
     });
   }
-  return { slides: pages, cutCells };
+  return pages.length;
+}
+
+/** A figure fitted under the title (and its caption), centred, never larger than 96 pixels an inch. */
+function addFigureSlide(target: Slide, figure: FigureBlock, caption: string | undefined): void {
+  const captionHeight = caption === undefined ? 0 : 0.4;
+  const maxHeight = body.bottom - body.top - captionHeight;
+  const scale = Math.min(1 / 96, contentWidth / figure.width, maxHeight / figure.height);
+  const width = figure.width * scale;
+  const height = figure.height * scale;
+  const base64 = Buffer.from(figure.data.buffer, figure.data.byteOffset, figure.data.byteLength).toString('base64');
+  const data = `image/${figure.format === 'jpg' ? 'jpeg' : 'png'};base64,${base64}`;
+  target.addImage({ data, x: slide.margin + (contentWidth - width) / 2, y: body.top, w: width, h: height });
+  if (caption !== undefined) {
+    target.addText(xmlSafeText(caption), {
+      x: slide.margin,
+      y: body.top + height + 0.05,
+      w: contentWidth,
+      h: 0.35,
+      fontFace: font,
+      fontSize: 12,
+      italic: true,
+      align: 'center',
+      color: '404040',
+    });
+  }
 }

@@ -1,12 +1,16 @@
-/** export_table to XLSX with exceljs's streaming writer. */
+/** export_table to XLSX with exceljs's streaming writer: one sheet per source, typed and formatted cells, a filtered frozen header. */
 import ExcelJS from 'exceljs';
 import { formatCount } from '../../util/format.js';
+import type { ColumnFormat } from '../columns/column-format.js';
+import { defaultLocale, displayFormatter, excelNumberFormat, excelValue } from '../columns/format-values.js';
+import { resolveFormats } from '../columns/resolve-formats.js';
 import { selectRows } from '../selection/select-rows.js';
-import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit, sheetName } from './sheet-limit.js';
+import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit } from './sheet-limit.js';
+import { SheetNames } from './sheet-names.js';
 import { openTableSource } from '../sources/table-source.js';
-import { displayText, emptyTableError, xmlSafeText } from './table-notes.js';
-import { openOutput, waitForDrain } from '../pool/worker-output.js';
-import type { TableResult, TableTask, ProgressMessage } from '../pool/worker-task.js';
+import { emptyTableError, xmlSafeText } from './table-notes.js';
+import { openOutput, waitForDrain, type OutputFile } from '../pool/worker-output.js';
+import type { SheetPart, SheetReport, TableResult, TableTask, ProgressMessage } from '../pool/worker-task.js';
 
 /**
  * exceljs has no backpressure: a worksheet's buffer pipes into archiver's entry
@@ -23,102 +27,173 @@ async function letZipCatchUp(sheet: ExcelJS.Worksheet, file: NodeJS.WritableStre
   if (file.writableNeedDrain === true) await waitForDrain(file);
 }
 
-/** Rows whose text sizes the column widths. */
-const widthSampleRows = 1000;
+/** Rows whose text sizes the column widths and decides inferred formats. */
+const sampleRows = 1000;
 /** exceljs has no backpressure: every this many rows, let the zip catch up with the file. */
 const drainEveryRows = 1000;
 
+/** A named font on every styled cell: without one LibreOffice falls back to a serif face. */
+const font = { name: 'Arial', size: 10 };
+const headerStyle: Partial<ExcelJS.Style> = {
+  font: { ...font, bold: true, color: { argb: 'FF1F3864' } },
+  fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFD9E2F3' } },
+  border: { bottom: { style: 'thin', color: { argb: 'FF8EA9DB' } } },
+  alignment: { vertical: 'middle' },
+};
+
 export async function writeXlsx(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
-  const source = await openTableSource(task.source);
+  const parts: SheetPart[] = [
+    { source: task.source, selection: task.selection, ...(task.sheet === undefined ? {} : { sheet: task.sheet }) },
+    ...(task.moreSheets ?? []),
+  ];
+  const locale = task.locale ?? defaultLocale;
+  const names = new SheetNames();
+  let output: OutputFile | undefined;
+  let workbook: ExcelJS.stream.xlsx.WorkbookWriter | undefined;
+  const reports: SheetReport[] = [];
+  const notes: string[] = [];
   try {
-    const selected = await selectRows({ source, selection: task.selection, onProgress: progress });
-    const { columns } = selected;
-    if (columns.length === 0) throw emptyTableError(source.name);
-    const perSheet = dataRowsPerSheet(task.sheetRowLimit ?? excelSheetRowLimit);
-    const output = await openOutput(task.output);
-    try {
-      const stream = output.pending.stream;
-      const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useSharedStrings: false, useStyles: true });
-      const iterator = selected.batches[Symbol.asyncIterator]();
-
-      // The first rows decide the column widths, which must be set before any row is written.
-      const sample: unknown[][] = [];
-      let pending: unknown[][] = [];
-      while (sample.length < widthSampleRows) {
-        const next = await iterator.next();
-        if (next.done === true) break;
-        for (const row of next.value) sample.push(row);
-      }
-      const widths = columns.map((column, index) => {
-        let longest = column.header.length;
-        for (const row of sample) longest = Math.max(longest, Math.min(displayText(row[index]).length, 200));
-        return Math.min(60, Math.max(8, longest + 2));
-      });
-      pending = sample;
-
-      let cutCells = 0;
-      const cell = (value: unknown): unknown => {
-        if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
-        let text = typeof value === 'string' ? value : JSON.stringify(value);
-        text = xmlSafeText(text);
-        if (text.length > excelCellCharLimit) {
-          cutCells += 1;
-          text = text.slice(0, excelCellCharLimit);
+    for (const part of parts) {
+      const source = await openTableSource(part.source);
+      try {
+        const selected = await selectRows({ source, selection: part.selection, onProgress: progress });
+        const { columns } = selected;
+        if (columns.length === 0) throw emptyTableError(source.name);
+        const iterator = selected.batches[Symbol.asyncIterator]();
+        // The first rows decide formats and widths, which must be set before any row is written.
+        const sample: unknown[][] = [];
+        while (sample.length < sampleRows) {
+          const next = await iterator.next();
+          if (next.done === true) break;
+          for (const row of next.value) sample.push(row);
         }
-        // A string cell is always text in XLSX, even when it starts with "=": no formula guard needed.
-        return text;
-      };
+        const formats = resolveFormats(
+          columns.map((column) => ({ ...column, ...formatOf(part, column.name) })),
+          sample,
+        ).map((resolved) => resolved.format);
 
-      let sheet: ExcelJS.Worksheet | undefined;
-      let sheets = 0;
-      let inSheet = perSheet;
-      let written = 0;
-      const startSheet = () => {
-        sheet?.commit();
-        sheet = workbook.addWorksheet(sheetName(sheets), { views: [{ state: 'frozen', ySplit: 1 }] });
-        sheets += 1;
-        sheet.columns = widths.map((width) => ({ width }));
-        const header = sheet.addRow(columns.map((column) => xmlSafeText(column.header)));
-        header.font = { bold: true };
-        header.commit();
-        inSheet = 0;
-      };
-      const writeRows = async (rows: unknown[][]) => {
-        for (const row of rows) {
-          if (inSheet === perSheet) startSheet();
-          (sheet as ExcelJS.Worksheet).addRow(row.map(cell)).commit();
-          inSheet += 1;
-          written += 1;
-          if (written % drainEveryRows === 0) await letZipCatchUp(sheet as ExcelJS.Worksheet, stream);
-        }
-      };
-
-      await writeRows(pending);
-      pending = [];
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done === true) break;
-        await writeRows(next.value);
-        progress({ phase: 'writing', bytesRead: source.counter.bytesRead, bytes: source.bytes, rows: written });
-      }
-      if (sheet === undefined) startSheet();
-      sheet?.commit();
-      await workbook.commit();
-      const file = await output.commit();
-
-      const notes: string[] = [];
-      if (sheets > 1) {
-        notes.push(
-          `The ${formatCount(written)} rows do not fit one sheet (at most ${formatCount(perSheet + 1)} rows, header included), so they are split over ${sheets} sheets (${Array.from({ length: sheets }, (_, index) => sheetName(index)).join(', ')}), each with the header row.`,
+        output ??= await openOutput(task.output);
+        const stream = output.pending.stream;
+        workbook ??= new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useSharedStrings: false, useStyles: true });
+        const book = workbook;
+        const perSheet = dataRowsPerSheet(task.sheetRowLimit ?? excelSheetRowLimit);
+        const base = part.sheet ?? (parts.length > 1 ? sourceLabel(source.name) : 'Data');
+        const widths = columnWidths(
+          columns.map((column) => column.header),
+          formats,
+          sample,
+          locale,
         );
+        const columnStyles = formats.map((format) => {
+          const numFmt = excelNumberFormat(format, locale);
+          return numFmt === undefined ? undefined : { numFmt };
+        });
+
+        const styled = columnStyles.flatMap((style, index) => (style === undefined ? [] : [index]));
+        let cutCells = 0;
+        const cell = (value: unknown, index: number): unknown => {
+          if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
+          if (typeof value === 'string' && columnStyles[index] !== undefined) {
+            const typed = excelValue(value, formats[index] as ColumnFormat);
+            if (typed instanceof Date) return typed;
+          }
+          let text = typeof value === 'string' ? value : JSON.stringify(value);
+          text = xmlSafeText(text);
+          if (text.length > excelCellCharLimit) {
+            cutCells += 1;
+            text = text.slice(0, excelCellCharLimit);
+          }
+          // A string cell is always text in XLSX, even when it starts with "=": no formula guard needed.
+          return text;
+        };
+
+        let sheet: ExcelJS.Worksheet | undefined;
+        const sheetNames: string[] = [];
+        let inSheet = perSheet;
+        let written = 0;
+        const startSheet = () => {
+          sheet?.commit();
+          const name = names.take(base, sheetNames.length);
+          sheetNames.push(name);
+          sheet = book.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1, activeCell: 'A2' }] });
+          sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
+          sheet.columns = widths.map((width) => ({ width }));
+          const header = sheet.addRow(columns.map((column) => xmlSafeText(column.header)));
+          header.height = 18;
+          header.eachCell((headerCell) => {
+            headerCell.style = headerStyle;
+          });
+          header.commit();
+          inSheet = 0;
+        };
+        const writeRows = async (rows: unknown[][]) => {
+          for (const row of rows) {
+            if (inSheet === perSheet) startSheet();
+            const added = (sheet as ExcelJS.Worksheet).addRow(row.map(cell));
+            // One style object per column, shared by its cells: exceljs caches a style's id by object
+            // identity, so a shared object costs a lookup where a per-cell copy costs its XML.
+            for (const index of styled) added.getCell(index + 1).style = columnStyles[index] as Partial<ExcelJS.Style>;
+            added.commit();
+            inSheet += 1;
+            written += 1;
+            if (written % drainEveryRows === 0) await letZipCatchUp(sheet as ExcelJS.Worksheet, stream);
+          }
+        };
+
+        await writeRows(sample);
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done === true) break;
+          await writeRows(next.value);
+          progress({ phase: 'writing', bytesRead: source.counter.bytesRead, bytes: source.bytes, rows: written });
+        }
+        if (sheet === undefined) startSheet();
+        sheet?.commit();
+
+        if (sheetNames.length > 1) {
+          notes.push(
+            `The ${formatCount(written)} rows of ${source.name} do not fit one sheet (at most ${formatCount(perSheet + 1)} rows, header included), so they are split over ${sheetNames.length} sheets (${sheetNames.join(', ')}), each with the header row.`,
+          );
+        }
+        if (cutCells > 0)
+          notes.push(
+            `${formatCount(cutCells)} cells of ${source.name} held more than ${formatCount(excelCellCharLimit)} characters (Excel's cell limit) and were cut to that length; use CSV for the full text.`,
+          );
+        reports.push({ source: source.name, sheets: sheetNames, rows: written, columns, formats, stats: selected.stats });
+      } finally {
+        await source.close();
       }
-      if (cutCells > 0) notes.push(`${formatCount(cutCells)} cells held more than ${formatCount(excelCellCharLimit)} characters (Excel's cell limit) and were cut to that length; use CSV for the full text.`);
-      return { ...file, rows: written, columns, stats: selected.stats, notes, sheets };
-    } catch (error) {
-      await output.abort();
-      throw error;
     }
-  } finally {
-    await source.close();
+    await (workbook as ExcelJS.stream.xlsx.WorkbookWriter).commit();
+    const file = await (output as OutputFile).commit();
+    const first = reports[0] as SheetReport;
+    const sheets = reports.reduce((sum, report) => sum + report.sheets.length, 0);
+    return { ...file, rows: reports.reduce((sum, report) => sum + report.rows, 0), columns: first.columns, stats: first.stats, notes, sheets, parts: reports };
+  } catch (error) {
+    await output?.abort();
+    throw error;
   }
+}
+
+function formatOf(part: SheetPart, name: string): { format?: ColumnFormat } {
+  const format = part.selection.columns?.find((column) => column.name === name)?.format;
+  return format === undefined ? {} : { format };
+}
+
+/** Widths in Excel's units (about one digit each) from the header and the formatted sample text. */
+function columnWidths(headers: string[], formats: ColumnFormat[], sample: unknown[][], locale: string): number[] {
+  return headers.map((header, index) => {
+    const show = displayFormatter(formats[index] as ColumnFormat, locale);
+    // The header needs room for the filter button too.
+    let longest = header.length + 2;
+    for (const row of sample) longest = Math.max(longest, Math.min(show(row[index]).length, 200));
+    // Half a unit over a whole number: exceljs drops a column whose width is exactly its default (9).
+    return Math.min(60, Math.max(8, longest + 2)) + 0.5;
+  });
+}
+
+/** "results/0007-query_sql.jsonl" → "query_sql": a sheet name from the tool that made the source. */
+export function sourceLabel(source: string): string {
+  const base = source.split('/').pop() ?? source;
+  return base.replace(/\.[^.]+$/, '').replace(/^\d+-/, '') || 'Data';
 }

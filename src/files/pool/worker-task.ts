@@ -4,6 +4,7 @@ import type { DocumentSpec } from '../formats/document-spec.js';
 import type { SelectionProgress, SelectionStats } from '../selection/select-rows.js';
 import type { OutputColumn, Selection } from '../selection/selection.js';
 import type { SourceLocation } from '../sources/table-source.js';
+import type { ColumnFormat } from '../columns/column-format.js';
 
 /**
  * Where a worker writes its file. Tools write into the conversation's outputs/
@@ -22,6 +23,14 @@ interface TaskBase {
   progressPort?: MessagePort;
 }
 
+/** One table of an XLSX workbook: its source, selection and sheet name. */
+export interface SheetPart {
+  source: SourceLocation;
+  selection: Selection;
+  /** Sheet name; default "Data", or the source's tool name when a workbook has several sources. */
+  sheet?: string;
+}
+
 /** export_table (csv, xlsx). */
 export interface TableTask extends TaskBase {
   source: SourceLocation;
@@ -29,6 +38,18 @@ export interface TableTask extends TaskBase {
   output: OutputTarget;
   /** XLSX only: rows a sheet may hold, header included (Excel's limit unless a test lowers it). */
   sheetRowLimit?: number;
+  /** XLSX: the first table's sheet name. */
+  sheet?: string;
+  /** XLSX: more tables, a sheet (or more) each, after the first. */
+  moreSheets?: SheetPart[];
+  /** BCP 47 locale for date order and currency symbols (default en-US). */
+  locale?: string;
+  /** CSV: a UTF-8 byte-order mark first (default true). */
+  bom?: boolean;
+  /** CSV: field separator (default ","). */
+  delimiter?: ',' | ';' | '\t';
+  /** CSV: apostrophe in front of text a spreadsheet would evaluate (default true). */
+  formulaGuard?: boolean;
 }
 
 /** build_document (docx, pptx). Table sources inside the spec are resolved in the same conversation. */
@@ -45,6 +66,9 @@ export interface MarkdownTask extends TaskBase {
   source: SourceLocation;
   selection: Selection;
   maxRows: number;
+  /** UTF-8 bytes the table may take, so it and its footer fit what the model reads inline. */
+  maxBytes?: number;
+  locale?: string;
 }
 
 /** What a worker reports about a file it wrote. */
@@ -63,19 +87,36 @@ export interface FileResult {
 export interface TableResult extends FileResult {
   columns: OutputColumn[];
   stats: SelectionStats;
-  /** XLSX: the number of sheets (more than one when the rows did not fit one). */
+  /** XLSX: the number of sheets (more than one when the rows did not fit one, or several sources). */
   sheets?: number;
+  /** XLSX: what each source became. */
+  parts?: SheetReport[];
+}
+
+export interface SheetReport {
+  source: string;
+  sheets: string[];
+  rows: number;
+  columns: OutputColumn[];
+  formats: ColumnFormat[];
+  stats: SelectionStats;
 }
 
 export interface DocumentResult extends FileResult {
   tables: { source: string; rows: number; columns: OutputColumn[]; stats: SelectionStats }[];
   /** PPTX: slides written. */
   slides?: number;
+  /** DOCX: the page orientation chosen. */
+  orientation?: 'portrait' | 'landscape';
 }
 
 export interface MarkdownResult {
   markdown: string;
+  /** Rows shown: the first `rows` of the `selectedRows` selected. */
   rows: number;
+  selectedRows: number;
+  /** Cells cut with "…" among the rows shown. */
+  cutCells: { count: number; first: { row: number; column: string }[] };
   columns: OutputColumn[];
   stats: SelectionStats;
 }

@@ -2,11 +2,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { enumOf } from '../../util/schema-builders.js';
+import { columnFormatSchema, normalizeColumnFormat, type ColumnFormat } from '../columns/column-format.js';
 
 /** One output column: the source column's name and the header written for it. */
 export interface OutputColumn {
   name: string;
   header: string;
+  /** How the values are shown; absent: inferred from the values by each writer. */
+  format?: ColumnFormat;
 }
 
 export interface SortKey {
@@ -37,7 +40,7 @@ const sortKeySchema = Type.Object(
 
 const columnSchema = Type.Union([
   Type.String({ minLength: 1 }),
-  Type.Object({ name: Type.String({ minLength: 1 }), header: Type.Optional(Type.String()) }, closed),
+  Type.Object({ name: Type.String({ minLength: 1 }), header: Type.Optional(Type.String()), format: Type.Optional(columnFormatSchema) }, closed),
 ]);
 
 /** The argument schemas every file tool shares (columns, sort, range), for `Type.Object({...selectionSchema})`. */
@@ -45,12 +48,14 @@ export const selectionSchema = {
   columns: Type.Optional(
     Type.Array(columnSchema, {
       minItems: 1,
-      description: 'Columns in output order: names, or {"name": "amount", "header": "Amount (EUR)"}. Default: every column of the source.',
+      description:
+        'Columns in output order: names, or {"name": "amount", "header": "Amount (EUR)", "format": {"type": "currency", "currency": "EUR"}}. Default: every column of the source, formats inferred from the values.',
     }),
   ),
   sort: Type.Optional(
     Type.Union([sortKeySchema, Type.Array(sortKeySchema)], {
-      description: 'Sort before the range: {"column": "amount", "direction": "desc"} or a list of them (first key first). Stable; numbers compare as numbers; empty values last.',
+      description:
+        'Sort before the range: {"column": "amount", "direction": "desc"} or a list of them (first key first). Stable; numbers compare as numbers; empty values last.',
     }),
   ),
   range: Type.Optional(
@@ -71,9 +76,12 @@ export function selectionFromArguments(input: SelectionArguments): Selection {
   const sort = input.sort === undefined ? [] : Array.isArray(input.sort) ? input.sort : [input.sort];
   const selection: Selection = { sort: sort.map((key) => ({ column: key.column, direction: key.direction ?? 'asc' })) };
   if (input.columns !== undefined) {
-    selection.columns = input.columns.map((column) =>
-      typeof column === 'string' ? { name: column, header: column } : { name: column.name, header: column.header ?? column.name },
-    );
+    selection.columns = input.columns.map((column, index): OutputColumn => {
+      if (typeof column === 'string') return { name: column, header: column };
+      const output: OutputColumn = { name: column.name, header: column.header ?? column.name };
+      if (column.format !== undefined) output.format = normalizeColumnFormat(column.format, `columns[${index}].`);
+      return output;
+    });
   }
   if (input.range !== undefined) {
     const { start, count } = input.range;
@@ -96,12 +104,17 @@ export function normalizeSelection(input: { columns?: unknown; sort?: unknown; r
 
 function checkColumns(input: unknown, where: string): void {
   if (!Array.isArray(input) || input.length === 0) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `${where}columns must be a non-empty list of column names or {"name", "header"} objects.`, { field: `${where}columns` });
+    throw new SpillwayError('INVALID_ARGUMENTS', `${where}columns must be a non-empty list of column names or {"name", "header"} objects.`, {
+      field: `${where}columns`,
+    });
   }
   input.forEach((item, index) => {
     if (typeof item === 'string' && item.length > 0) return;
-    if (isJsonObject(item) && typeof item.name === 'string' && item.name.length > 0 && (item.header === undefined || typeof item.header === 'string')) return;
-    throw new SpillwayError('INVALID_ARGUMENTS', `${where}columns[${index}] must be a column name or {"name": "...", "header": "..."}.`, {
+    if (isJsonObject(item) && typeof item.name === 'string' && item.name.length > 0 && (item.header === undefined || typeof item.header === 'string')) {
+      const unknown = Object.keys(item).find((key) => !['name', 'header', 'format'].includes(key));
+      if (unknown === undefined) return;
+    }
+    throw new SpillwayError('INVALID_ARGUMENTS', `${where}columns[${index}] must be a column name or {"name": "...", "header"?: "...", "format"?: ...}.`, {
       field: `${where}columns[${index}]`,
     });
   });
@@ -112,7 +125,9 @@ function checkSort(input: unknown, where: string): void {
   const keys = Array.isArray(input) ? input : [input];
   keys.forEach((key, index) => {
     if (!isJsonObject(key) || typeof key.column !== 'string' || key.column.length === 0) {
-      throw new SpillwayError('INVALID_ARGUMENTS', `${where}sort[${index}] must be {"column": "name", "direction": "asc" | "desc"}.`, { field: `${where}sort` });
+      throw new SpillwayError('INVALID_ARGUMENTS', `${where}sort[${index}] must be {"column": "name", "direction": "asc" | "desc"}.`, {
+        field: `${where}sort`,
+      });
     }
     const direction = key.direction ?? 'asc';
     if (direction !== 'asc' && direction !== 'desc') {

@@ -1,0 +1,45 @@
+// Builds the reference report (DOCX), deck (PPTX), workbook (XLSX) and CSV
+// through a real host, renders them with LibreOffice and writes the pages as
+// PNG into samples/ (git-ignored) for a reviewer to look at.
+// `npm run render-samples` (needs soffice and pdftoppm; ROWS=40 by default).
+import { copyFile, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { referenceRows, referenceSpec } from '../test/fixtures/reference-report.js';
+import { call, filesHost, ok, outputPath, spillRows } from '../test/files/helpers.js';
+import { renderPdf, renderPng, renderUnavailable } from '../test/helpers/render.js';
+import { chartPng } from '../test/fixtures/reference-images.js';
+import { writeFile } from 'node:fs/promises';
+
+const out = path.resolve('samples');
+const missing = renderUnavailable();
+if (missing !== undefined) {
+  process.stderr.write(`render-samples: ${missing}\n`);
+  process.exit(1);
+}
+const rows = Number(process.env.ROWS ?? 40);
+const env = await filesHost();
+try {
+  const source = await spillRows(env, referenceRows(rows));
+  await env.host.sandbox.conversation('c1').ensure();
+  await writeFile(outputPath(env, 'outputs/chart.png'), chartPng());
+  const spec = referenceSpec(source, rows);
+  const files: string[] = [];
+  for (const [tool, args] of [
+    ['build_document', { format: 'docx', spec, filename: 'report.docx' }],
+    ['build_document', { format: 'pptx', spec, filename: 'deck.pptx' }],
+    ['export_table', { source, format: 'xlsx', filename: 'orders.xlsx', sheet: 'Orders' }],
+    ['export_table', { source, format: 'csv', filename: 'orders.csv' }],
+  ] as const) {
+    const value = ok(await call(env, tool, args));
+    process.stderr.write(`${tool} ${String(args.format)}: ${JSON.stringify(value.notes ?? [])}\n`);
+    files.push(outputPath(env, value.path));
+  }
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  for (const file of files) await copyFile(file, path.join(out, path.basename(file)));
+  const pdfs = await renderPdf(files.slice(0, 3), out);
+  for (const pdf of pdfs) await renderPng(pdf, path.join(out, path.basename(pdf, '.pdf')), 70);
+  process.stderr.write(`render-samples: files, PDFs and page PNGs in ${out}\n`);
+} finally {
+  await env.cleanup();
+}

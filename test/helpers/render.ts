@@ -1,0 +1,99 @@
+/**
+ * Renders office files with LibreOffice and reads the PDF back with poppler,
+ * so tests can check what a person opening the file would see: which words are
+ * on which page, and whether they stay inside the page.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+function onPath(command: string): string | undefined {
+  const found = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' });
+  return found.status === 0 && found.stdout.trim() !== '' ? found.stdout.trim() : undefined;
+}
+
+/** Why rendering cannot run here, or undefined when soffice, pdftotext and pdftoppm are all installed. */
+export function renderUnavailable(): string | undefined {
+  const missing = ['soffice', 'pdftotext', 'pdftoppm'].filter((command) => onPath(command) === undefined);
+  if (missing.length === 0) return undefined;
+  return `${missing.join(', ')} not installed; .ci/run installs libreoffice-calc/-writer/-impress and poppler-utils`;
+}
+
+/**
+ * Converts files to PDF in `outDir` (one PDF per file, same base name) with a
+ * private LibreOffice profile, so parallel runs do not share a lock.
+ */
+export async function renderPdf(files: string[], outDir: string): Promise<string[]> {
+  const profile = await mkdtemp(path.join(tmpdir(), 'spillway-lo-profile-'));
+  try {
+    await run(
+      'soffice',
+      [`-env:UserInstallation=${pathToFileURL(profile).href}`, '--headless', '--norestore', '--convert-to', 'pdf', '--outdir', outDir, ...files],
+      { timeout: 300_000 },
+    );
+  } finally {
+    await rm(profile, { recursive: true, force: true });
+  }
+  return files.map((file) => path.join(outDir, `${path.basename(file, path.extname(file))}.pdf`));
+}
+
+export interface PdfWord {
+  text: string;
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+export interface PdfPage {
+  width: number;
+  height: number;
+  words: PdfWord[];
+  /** The page's words joined by spaces, in reading order. */
+  text: string;
+}
+
+const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'", '&#39;': "'" };
+
+/** Every page of a PDF with each word's box (`pdftotext -bbox`, points from the top left). */
+export async function readPdf(pdf: string): Promise<PdfPage[]> {
+  const { stdout } = await run('pdftotext', ['-bbox', pdf, '-'], { maxBuffer: 256 * 1024 * 1024 });
+  const pages: PdfPage[] = [];
+  const pagePattern = /<page width="([\d.]+)" height="([\d.]+)">([\s\S]*?)<\/page>/g;
+  const wordPattern = /<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([\s\S]*?)<\/word>/g;
+  for (const page of stdout.matchAll(pagePattern)) {
+    const words: PdfWord[] = [];
+    for (const word of (page[3] ?? '').matchAll(wordPattern)) {
+      words.push({
+        text: (word[5] ?? '').replaceAll(/&(amp|lt|gt|quot|apos|#39);/g, (entity) => entities[entity] ?? entity),
+        xMin: Number(word[1]),
+        yMin: Number(word[2]),
+        xMax: Number(word[3]),
+        yMax: Number(word[4]),
+      });
+    }
+    pages.push({ width: Number(page[1]), height: Number(page[2]), words, text: words.map((word) => word.text).join(' ') });
+  }
+  return pages;
+}
+
+/** Words whose box leaves the page (more than half a point over an edge). */
+export function wordsOutsidePage(pages: PdfPage[]): { page: number; word: PdfWord }[] {
+  const outside: { page: number; word: PdfWord }[] = [];
+  pages.forEach((page, index) => {
+    for (const word of page.words) {
+      if (word.xMin < -0.5 || word.yMin < -0.5 || word.xMax > page.width + 0.5 || word.yMax > page.height + 0.5) outside.push({ page: index + 1, word });
+    }
+  });
+  return outside;
+}
+
+/** PNG images of the pages (`pdftoppm -png -r <dpi>`), named `<prefix>-<n>.png`. */
+export async function renderPng(pdf: string, prefix: string, dpi = 60): Promise<void> {
+  await run('pdftoppm', ['-png', '-r', String(dpi), pdf, prefix], { timeout: 300_000 });
+}
