@@ -75,13 +75,43 @@ export interface SpillWritten {
   logger: Logger;
 }
 
+/** One health check: resolves when this replica can serve, throws (with a reason) when not. */
+export type HealthCheck = () => Promise<void>;
+
 /** Work a higher layer does after a spill, before the call returns (retention's disk quota registers one). */
 export type AfterSpillHook = (spill: SpillWritten) => Promise<void> | void;
+
+/** One finished call, as operators count it (metrics subscribe to the `call` event). */
+export interface CallFinished {
+  tool: string;
+  outcome: 'ok' | 'error';
+  errorCode?: string;
+  durationMs: number;
+  /** Files the call's result was written to (the spill and its binary parts). */
+  files: readonly SpillRef[];
+}
+
+/** A file-building job on the worker pool: submitted, started on a thread, finished (emitted by the file tools). */
+export type FileJobEvent =
+  | { phase: 'queued'; kind: string }
+  | { phase: 'started'; kind: string; waitMs: number }
+  | { phase: 'finished'; kind: string; outcome: 'ok' | 'failed'; started: boolean; errorCode?: string; runMs?: number; totalMs: number };
+
+/** A retention sweep that ended (emitted by retention's scheduler). */
+export interface SweepFinished {
+  outcome: 'ok' | 'locked' | 'failed';
+  durationMs?: number;
+  filesRemoved: number;
+  bytesRemoved: number;
+}
 
 export interface HostEvents {
   /** A tool was added or removed, or a configuration change altered how a tool is listed (its description). */
   'tools-changed': [];
   attachment: [{ conversationId: string; attachment: Attachment }];
+  call: [CallFinished];
+  'file-job': [FileJobEvent];
+  sweep: [SweepFinished];
 }
 
 /**
@@ -100,6 +130,7 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly closers: (() => Promise<void> | void)[] = [];
   private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
+  private readonly healthChecks = new Map<string, HealthCheck>();
 
   constructor(options: HostOptions) {
     super();
@@ -173,6 +204,20 @@ export class Host extends EventEmitter<HostEvents> {
     return report;
   }
 
+  /**
+   * Adds a check that this replica can serve (the coordination store answers, ...):
+   * it resolves when fine and throws, with a message for operators, when not.
+   * /healthz and /readyz run every check.
+   */
+  setHealthCheck(name: string, check: HealthCheck): void {
+    this.healthChecks.set(name, check);
+  }
+
+  /** The registered checks, by name (the HTTP front runs them with its own probes). */
+  listHealthChecks(): [string, HealthCheck][] {
+    return [...this.healthChecks];
+  }
+
   /** Registers work to do on close (pools, watchers, upstream clients), run in reverse order. */
   onClose(closer: () => Promise<void> | void): void {
     this.closers.push(closer);
@@ -235,7 +280,18 @@ export class Host extends EventEmitter<HostEvents> {
       sandbox = this.sandbox.conversation(context.conversationId);
     } catch (error) {
       const failure = toSpillwayError(error);
-      return { callId, tool: call.name, isError: true, text: failure.message, files: [], truncated: false, attachments: [], error: failure.toJSON(), durationMs: 0 };
+      this.emit('call', { tool: call.name, outcome: 'error', errorCode: failure.code, durationMs: 0, files: [] });
+      return {
+        callId,
+        tool: call.name,
+        isError: true,
+        text: failure.message,
+        files: [],
+        truncated: false,
+        attachments: [],
+        error: failure.toJSON(),
+        durationMs: 0,
+      };
     }
 
     let output: ToolOutput | undefined;
@@ -281,7 +337,8 @@ export class Host extends EventEmitter<HostEvents> {
     const result: ExecuteResult = { callId, tool: call.name, isError, text: view.text, files: view.files, truncated: view.truncated, attachments, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;
-    if (failure !== undefined) result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
+    if (failure !== undefined)
+      result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
 
     this.records.append({
       callId,
@@ -298,10 +355,23 @@ export class Host extends EventEmitter<HostEvents> {
       ...(attachments.length === 0 ? {} : { attachments: attachments.map((attachment) => attachment.path) }),
     });
     log.info(
-      { outcome: isError ? 'error' : 'ok', errorCode: failure?.code, durationMs: Math.round(durationMs), spillPath: view.spill?.path, truncated: view.truncated },
+      {
+        outcome: isError ? 'error' : 'ok',
+        errorCode: failure?.code,
+        durationMs: Math.round(durationMs),
+        spillPath: view.spill?.path,
+        truncated: view.truncated,
+      },
       'tool call',
     );
     for (const attachment of attachments) this.emit('attachment', { conversationId: context.conversationId, attachment });
+    this.emit('call', {
+      tool: call.name,
+      outcome: isError ? 'error' : 'ok',
+      ...(failure === undefined ? {} : { errorCode: failure.code }),
+      durationMs,
+      files: written,
+    });
     return result;
   }
 
@@ -321,7 +391,14 @@ export class Host extends EventEmitter<HostEvents> {
     }
   }
 
-  private async run(call: ToolCall, callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger, delegation: Delegation): Promise<ToolOutput> {
+  private async run(
+    call: ToolCall,
+    callId: string,
+    context: ExecuteContext,
+    sandbox: ConversationSandbox,
+    log: Logger,
+    delegation: Delegation,
+  ): Promise<ToolOutput> {
     const tool = this.requireTool(call.name);
     const args = call.arguments ?? {};
     this.validator.validate(tool.name, args);
@@ -365,7 +442,12 @@ export class Host extends EventEmitter<HostEvents> {
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });
   }
 
-  private async authorizeCall(tool: ToolDefinition, args: unknown, context: ExecuteContext, delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {}): Promise<void> {
+  private async authorizeCall(
+    tool: ToolDefinition,
+    args: unknown,
+    context: ExecuteContext,
+    delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {},
+  ): Promise<void> {
     await authorize({
       policy: this.currentConfig.policy,
       tool,

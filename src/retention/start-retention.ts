@@ -33,6 +33,13 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
     cron: host.config.retention.cron,
     logger,
     ...(options.now === undefined ? {} : { now: options.now }),
+    onFinished: (last) =>
+      host.emit('sweep', {
+        outcome: last.outcome,
+        ...(last.durationMs === undefined ? {} : { durationMs: last.durationMs }),
+        filesRemoved: last.deleted?.files ?? 0,
+        bytesRemoved: last.deleted?.bytes ?? 0,
+      }),
     sweep: async () => {
       const { retention } = host.config;
       try {
@@ -50,7 +57,10 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
   });
   scheduler.start();
   if (hasQuota(host.config.retention)) quota.warm(logger);
-  host.setHealthSource('retention', () => ({ ...scheduler.health(), quota: { maxBytes: host.config.retention.maxBytes, maxBytesPerConversation: host.config.retention.maxBytesPerConversation, ...quota.stats() } }));
+  host.setHealthSource('retention', () => ({
+    ...scheduler.health(),
+    quota: { maxBytes: host.config.retention.maxBytes, maxBytesPerConversation: host.config.retention.maxBytesPerConversation, ...quota.stats() },
+  }));
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
