@@ -32,7 +32,7 @@ export const errorCodes = {
   // host and tools
   TOOL_NOT_FOUND: 'No tool with that name is registered.',
   TOOL_EXISTS: 'A tool with that name is already registered.',
-  INVALID_ARGUMENTS: 'The arguments failed the tool\'s input schema; details.errors lists each by JSON path.',
+  INVALID_ARGUMENTS: "The arguments failed the tool's input schema; details.errors lists each by JSON path.",
   TOOL_FAILED: 'The tool threw an error.',
   TOOL_TIMEOUT: 'The tool did not answer in time.',
   RESULT_TOO_LARGE: 'A value is larger than its cap.',
@@ -68,6 +68,10 @@ export const errorCodes = {
   // retention
   RETENTION_LOCKED: 'Another sweep holds the lock on this sandbox root.',
 
+  // fleet coordination
+  COORDINATION_UNAVAILABLE:
+    'The coordination store (coordination.redis) cannot be reached; nothing was changed. details.retryable is true: the same call can be sent again; details.setting names the key at start.',
+
   INTERNAL: 'An unexpected failure inside spillway.',
 } as const;
 
@@ -102,9 +106,7 @@ export class SpillwayError extends Error {
   }
 
   toJSON(): SerializedError {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
 
   /** Rebuilds an error posted as plain data (from a worker thread). */

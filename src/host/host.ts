@@ -8,6 +8,7 @@ import { authorize } from '../policy/authorize.js';
 import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
+import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
@@ -45,6 +46,8 @@ export interface HostOptions {
   approve?: ApprovalHandler;
   /** Clock, injectable for tests. */
   now?: () => Date;
+  /** Spill numbers shared with the other replicas of a fleet (coordination.redis); without it, this process numbers its own. */
+  spillNumbers?: SpillNumbers;
 }
 
 /** Filled by ToolContext.invoke: what a delegating call really ran. */
@@ -127,6 +130,7 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly records: ExecutionRecordStore;
   private readonly approve: ApprovalHandler | undefined;
   private readonly now: () => Date;
+  private readonly spillNumbers: SpillNumbers | undefined;
   private readonly closers: (() => Promise<void> | void)[] = [];
   private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
@@ -139,6 +143,7 @@ export class Host extends EventEmitter<HostEvents> {
     this.logger = options.logger ?? silentLogger();
     this.approve = options.approve;
     this.now = options.now ?? (() => new Date());
+    this.spillNumbers = options.spillNumbers;
     this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, (error) =>
       this.logger.warn({ err: error }, 'execution record could not be written'),
     );
@@ -327,6 +332,7 @@ export class Host extends EventEmitter<HostEvents> {
       isError,
       settings: this.spillSettings(executedTool),
       now: started,
+      ...(this.spillNumbers === undefined ? {} : { numbers: this.spillNumbers }),
       onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; returning the result without a path'),
     });
     const written = view.spill === undefined ? view.files : [view.spill, ...view.files];
@@ -403,6 +409,7 @@ export class Host extends EventEmitter<HostEvents> {
     const args = call.arguments ?? {};
     this.validator.validate(tool.name, args);
     await this.authorizeCall(tool, args, context);
+    this.spillNumbers?.assertAvailable?.();
     const toolContext = this.toolContext({ callId, call: { tool: tool.name, arguments: args }, context, sandbox, log, depth: 0, delegation });
     return await tool.handler(args as Record<string, unknown>, toolContext);
   }
