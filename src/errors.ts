@@ -32,7 +32,7 @@ export const errorCodes = {
   // host and tools
   TOOL_NOT_FOUND: 'No tool with that name is registered.',
   TOOL_EXISTS: 'A tool with that name is already registered.',
-  INVALID_ARGUMENTS: "The arguments failed the tool's input schema; details.errors lists each by JSON path.",
+  INVALID_ARGUMENTS: 'The arguments failed the tool\'s input schema; details.errors lists each by JSON path.',
   TOOL_FAILED: 'The tool threw an error.',
   TOOL_TIMEOUT: 'The tool did not answer in time.',
   RESULT_TOO_LARGE: 'A value is larger than its cap.',
@@ -106,7 +106,9 @@ export class SpillwayError extends Error {
   }
 
   toJSON(): SerializedError {
-    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
   }
 
   /** Rebuilds an error posted as plain data (from a worker thread). */

@@ -17,7 +17,7 @@ const spillToolOverride = Type.Object(
   {
     thresholdChars: Type.Optional(Type.Integer({ minimum: 0, description: 'Spill threshold for these tools.' })),
     inlineMaxTokens: Type.Optional(Type.Integer({ minimum: 1, description: 'Inline token cap for these tools.' })),
-    spill: Type.Optional(Type.Boolean({ description: "false keeps these tools' results inline (never written to a file)." })),
+    spill: Type.Optional(Type.Boolean({ description: 'false keeps these tools\' results inline (never written to a file).' })),
   },
   closed,
 );
@@ -69,7 +69,7 @@ const sqlSource = oneOf(
         url: Type.String({
           pattern: '^postgres(ql)?://',
           description:
-            "Connection URL, e.g. postgres://reader:secret@db.internal:5432/shop. Use a role with SELECT rights only: the read-only transaction stops writes to the database, the role's rights govern functions with effects outside it.",
+            'Connection URL, e.g. postgres://reader:secret@db.internal:5432/shop. Use a role with SELECT rights only: the read-only transaction stops writes to the database, the role\'s rights govern functions with effects outside it.',
         }),
       },
       closed,
@@ -83,11 +83,7 @@ export const configSchema = Type.Object(
     $schema: Type.Optional(Type.String({ description: 'Ignored; lets editors find this schema.' })),
     sandbox: Type.Object(
       {
-        root: Type.String({
-          minLength: 1,
-          default: 'sandbox',
-          description: 'Sandbox root folder. Holds the .spillway-sandbox marker and one folder per conversation.',
-        }),
+        root: Type.String({ minLength: 1, default: 'sandbox', description: 'Sandbox root folder. Holds the .spillway-sandbox marker and one folder per conversation.' }),
       },
       { ...closed, description: 'Where spilled results, argument files, scripts and outputs live.' },
     ),
@@ -99,17 +95,13 @@ export const configSchema = Type.Object(
     ),
     server: Type.Object(
       {
-        host: Type.String({
-          minLength: 1,
-          default: '127.0.0.1',
-          description: 'Address to listen on. Keep 127.0.0.1 unless a proxy with authentication is in front.',
-        }),
+        host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address to listen on. Keep 127.0.0.1 unless a proxy with authentication is in front.' }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8787, description: 'TCP port; 0 picks a free one.' }),
         path: Type.String({ pattern: '^/', default: '/mcp', description: 'URL path of the MCP endpoint.' }),
         sessionIdleMs: Type.Integer({
           minimum: 1000,
           default: 21_600_000,
-          description: "An HTTP MCP session with no request for this long is closed (its conversation's files stay until retention).",
+          description: 'An HTTP MCP session with no request for this long is closed (its conversation\'s files stay until retention).',
         }),
       },
       { ...closed, description: 'The MCP front over Streamable HTTP (`spillway serve`).' },
@@ -147,9 +139,9 @@ export const configSchema = Type.Object(
     errors: Type.Object(
       {
         headChars: Type.Integer({ minimum: 1, default: 1500, description: 'Characters kept from the start of a long error message.' }),
-        tailChars: Type.Integer({ minimum: 1, default: 1500, description: "Characters kept from the end (where a traceback's exception line usually is)." }),
+        tailChars: Type.Integer({ minimum: 1, default: 1500, description: 'Characters kept from the end (where a traceback\'s exception line usually is).' }),
       },
-      { ...closed, description: "How a failed call's message is shortened for the model (the full text is spilled to errors/)." },
+      { ...closed, description: 'How a failed call\'s message is shortened for the model (the full text is spilled to errors/).' },
     ),
     reread: Type.Object(
       {
@@ -204,24 +196,16 @@ export const configSchema = Type.Object(
         maxArgsBytes: Type.Integer({
           minimum: 256,
           default: 65_536,
-          description: "Arguments larger than this are stored as a size and a preview, with the arguments file's path beside them.",
+          description: 'Arguments larger than this are stored as a size and a preview, with the arguments file\'s path beside them.',
         }),
       },
       { ...closed, description: 'The execution record (data/records.jsonl): one line per call with arguments as called and as executed.' },
     ),
     retention: Type.Object(
       {
-        days: Type.Number({
-          exclusiveMinimum: 0,
-          default: 7,
-          description: 'Files in results/, errors/, args/ and scripts/ older than this many days are deleted.',
-        }),
+        days: Type.Number({ exclusiveMinimum: 0, default: 7, description: 'Files in results/, errors/, args/ and scripts/ older than this many days are deleted.' }),
         cron: Type.String({ minLength: 9, default: '0 */6 * * *', description: 'When `spillway serve` runs the sweep (node-cron syntax, 5 or 6 fields).' }),
-        maxBytes: Type.Integer({
-          minimum: 0,
-          default: 0,
-          description: 'Quota for the whole sandbox in bytes (0 = none); the oldest non-output files go first.',
-        }),
+        maxBytes: Type.Integer({ minimum: 0, default: 0, description: 'Quota for the whole sandbox in bytes (0 = none); the oldest non-output files go first.' }),
         maxBytesPerConversation: Type.Integer({ minimum: 0, default: 0, description: 'Quota per conversation in bytes (0 = none).' }),
       },
       { ...closed, description: 'The cleanup sweep. outputs/ is never touched.' },
@@ -262,7 +246,7 @@ export const configSchema = Type.Object(
         approvalTimeoutMs: Type.Integer({
           minimum: 1,
           default: 120_000,
-          description: "How long an `ask` waits for the client's answer to the approval request; no answer refuses the call.",
+          description: 'How long an `ask` waits for the client\'s answer to the approval request; no answer refuses the call.',
         }),
       },
       { ...closed, description: 'Permission for each tool call, judged on the expanded arguments.' },
@@ -280,7 +264,7 @@ export const configSchema = Type.Object(
         maxMessageBytes: Type.Integer({
           minimum: 1_048_576,
           default: 268_435_456,
-          description: "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call.",
+          description: 'Largest single message accepted from a stdio upstream (the MCP SDK\'s default is 10 MiB); a larger result fails the call.',
         }),
       },
       { ...closed, description: 'Defaults for every upstream server.' },

@@ -286,17 +286,7 @@ export class Host extends EventEmitter<HostEvents> {
     } catch (error) {
       const failure = toSpillwayError(error);
       this.emit('call', { tool: call.name, outcome: 'error', errorCode: failure.code, durationMs: 0, files: [] });
-      return {
-        callId,
-        tool: call.name,
-        isError: true,
-        text: failure.message,
-        files: [],
-        truncated: false,
-        attachments: [],
-        error: failure.toJSON(),
-        durationMs: 0,
-      };
+      return { callId, tool: call.name, isError: true, text: failure.message, files: [], truncated: false, attachments: [], error: failure.toJSON(), durationMs: 0 };
     }
 
     let output: ToolOutput | undefined;
@@ -343,8 +333,7 @@ export class Host extends EventEmitter<HostEvents> {
     const result: ExecuteResult = { callId, tool: call.name, isError, text: view.text, files: view.files, truncated: view.truncated, attachments, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;
-    if (failure !== undefined)
-      result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
+    if (failure !== undefined) result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
 
     this.records.append({
       callId,
@@ -361,13 +350,7 @@ export class Host extends EventEmitter<HostEvents> {
       ...(attachments.length === 0 ? {} : { attachments: attachments.map((attachment) => attachment.path) }),
     });
     log.info(
-      {
-        outcome: isError ? 'error' : 'ok',
-        errorCode: failure?.code,
-        durationMs: Math.round(durationMs),
-        spillPath: view.spill?.path,
-        truncated: view.truncated,
-      },
+      { outcome: isError ? 'error' : 'ok', errorCode: failure?.code, durationMs: Math.round(durationMs), spillPath: view.spill?.path, truncated: view.truncated },
       'tool call',
     );
     for (const attachment of attachments) this.emit('attachment', { conversationId: context.conversationId, attachment });
@@ -397,14 +380,7 @@ export class Host extends EventEmitter<HostEvents> {
     }
   }
 
-  private async run(
-    call: ToolCall,
-    callId: string,
-    context: ExecuteContext,
-    sandbox: ConversationSandbox,
-    log: Logger,
-    delegation: Delegation,
-  ): Promise<ToolOutput> {
+  private async run(call: ToolCall, callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger, delegation: Delegation): Promise<ToolOutput> {
     const tool = this.requireTool(call.name);
     const args = call.arguments ?? {};
     this.validator.validate(tool.name, args);
@@ -449,12 +425,7 @@ export class Host extends EventEmitter<HostEvents> {
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });
   }
 
-  private async authorizeCall(
-    tool: ToolDefinition,
-    args: unknown,
-    context: ExecuteContext,
-    delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {},
-  ): Promise<void> {
+  private async authorizeCall(tool: ToolDefinition, args: unknown, context: ExecuteContext, delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {}): Promise<void> {
     await authorize({
       policy: this.currentConfig.policy,
       tool,

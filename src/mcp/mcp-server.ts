@@ -111,13 +111,7 @@ export function toMcpTool(tool: ListedTool): Tool {
 export function toCallToolResult(result: ExecuteResult): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
   for (const attachment of result.attachments) {
-    content.push({
-      type: 'resource_link',
-      uri: attachment.uri,
-      name: attachment.filename,
-      mimeType: attachment.mimeType,
-      description: `${attachment.path}, ${attachment.bytes} bytes`,
-    });
+    content.push({ type: 'resource_link', uri: attachment.uri, name: attachment.filename, mimeType: attachment.mimeType, description: `${attachment.path}, ${attachment.bytes} bytes` });
   }
   const mcp: CallToolResult = { content, isError: result.isError };
   if (result.spill !== undefined) mcp._meta = { [spillMetaKey]: toSpillMeta(result.spill) };

@@ -63,12 +63,7 @@ export function summarize(value: unknown, options: SummarizeOptions = { sources:
     if (depth >= maxDepth) return `{object with ${entries.length} keys, ${formatBytes(sizeOf(value))}${fromNote(options.sources, pointer)}}`;
     const shown: Record<string, unknown> = {};
     for (const [key, member] of entries.slice(0, maxKeysShown)) {
-      Object.defineProperty(shown, key, {
-        value: summarize(member, options, `${pointer}/${escapePointer(key)}`, depth + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      Object.defineProperty(shown, key, { value: summarize(member, options, `${pointer}/${escapePointer(key)}`, depth + 1), enumerable: true, writable: true, configurable: true });
     }
     if (entries.length > maxKeysShown) {
       const rest = Object.fromEntries(entries.slice(maxKeysShown));

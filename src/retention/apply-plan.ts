@@ -33,15 +33,7 @@ export interface ApplyOptions {
  * files are recorded in the conversation's .expired.jsonl.
  */
 export async function applyPlan(plan: ConversationPlan, options: ApplyOptions): Promise<AppliedPlan> {
-  const applied: AppliedPlan = {
-    deleted: emptyTally(),
-    skipped: emptyTally(),
-    errors: emptyTally(),
-    foldersRemoved: 0,
-    conversationRemoved: false,
-    problems: [],
-    removed: [],
-  };
+  const applied: AppliedPlan = { deleted: emptyTally(), skipped: emptyTally(), errors: emptyTally(), foldersRemoved: 0, conversationRemoved: false, problems: [], removed: [] };
   const expired: ExpiredEntry[] = [];
   const expiredAt = options.now.toISOString();
 
@@ -75,11 +67,7 @@ export async function applyPlan(plan: ConversationPlan, options: ApplyOptions): 
     try {
       recordExpired(plan.dir, expired, { now: options.now, keepMs: options.expiredLogKeepMs });
     } catch (error) {
-      applied.problems.push({
-        path: `${plan.id}/${expiredLogName}`,
-        code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN',
-        message: `could not record expired files: ${(error as Error).message}`,
-      });
+      applied.problems.push({ path: `${plan.id}/${expiredLogName}`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: `could not record expired files: ${(error as Error).message}` });
     }
   }
 

@@ -66,13 +66,7 @@ export class DiskQuotaGuard {
     return stats;
   }
 
-  private async check(input: {
-    conversationId: string;
-    written: readonly string[];
-    limits: QuotaLimits;
-    retentionDays: number;
-    logger: Logger;
-  }): Promise<void> {
+  private async check(input: { conversationId: string; written: readonly string[]; limits: QuotaLimits; retentionDays: number; logger: Logger }): Promise<void> {
     const { limits, conversationId } = input;
     if (!hasQuota(limits)) return;
     const nowMs = this.now().getTime();
@@ -83,11 +77,7 @@ export class DiskQuotaGuard {
       if (this.total === undefined) return;
     } else {
       let added = 0;
-      for (const file of input.written)
-        added += await lstat(file).then(
-          (info) => info.size,
-          () => 0,
-        );
+      for (const file of input.written) added += await lstat(file).then((info) => info.size, () => 0);
       this.total += added;
       this.byConversation.set(conversationId, (this.byConversation.get(conversationId) ?? 0) + added);
       if (nowMs - this.measuredAt > remeasureAfterMs) this.remeasureInBackground(input.logger);
@@ -117,22 +107,13 @@ export class DiskQuotaGuard {
     if (result.evicted.files > 0) {
       this.lastEvictionAt = this.now().toISOString();
       input.logger.info(
-        {
-          evictedFiles: result.evicted.files,
-          evictedBytes: result.evicted.bytes,
-          bytesAfter: this.total,
-          maxBytes: limits.maxBytes,
-          maxBytesPerConversation: limits.maxBytesPerConversation,
-        },
+        { evictedFiles: result.evicted.files, evictedBytes: result.evicted.bytes, bytesAfter: this.total, maxBytes: limits.maxBytes, maxBytesPerConversation: limits.maxBytesPerConversation },
         'disk quota: evicted the oldest files',
       );
     }
     if (choice.bytesAfter > limits.maxBytes && limits.maxBytes > 0) {
       this.quietUntil = nowMs + remeasureAfterMs;
-      input.logger.warn(
-        { bytes: choice.bytesAfter, maxBytes: limits.maxBytes },
-        'disk quota still exceeded: only outputs/ and the newest spill are left, and those are never evicted',
-      );
+      input.logger.warn({ bytes: choice.bytesAfter, maxBytes: limits.maxBytes }, 'disk quota still exceeded: only outputs/ and the newest spill are left, and those are never evicted');
     }
     if (result.problems.length > 0) input.logger.warn({ problems: result.problems.slice(0, 20) }, 'disk quota: some files could not be evicted');
   }

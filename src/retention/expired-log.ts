@@ -32,16 +32,14 @@ export function recordExpired(conversationDir: string, entries: readonly Expired
   }
   if ((info?.size ?? 0) > compactAboveBytes) {
     const horizon = options.now.getTime() - options.keepMs;
-    const kept = readFileSync(logPath, 'utf8')
-      .split('\n')
-      .filter((line) => {
-        try {
-          const entry = JSON.parse(line) as Partial<ExpiredEntry>;
-          return typeof entry.expiredAt === 'string' && Date.parse(entry.expiredAt) >= horizon;
-        } catch {
-          return false;
-        }
-      });
+    const kept = readFileSync(logPath, 'utf8').split('\n').filter((line) => {
+      try {
+        const entry = JSON.parse(line) as Partial<ExpiredEntry>;
+        return typeof entry.expiredAt === 'string' && Date.parse(entry.expiredAt) >= horizon;
+      } catch {
+        return false;
+      }
+    });
     // Rewritten atomically (a new file renamed over the old, which replaces a symlink rather than following it).
     const temp = path.join(conversationDir, `.${expiredLogName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     writeFileSync(temp, (kept.length > 0 ? `${kept.join('\n')}\n` : '') + lines, { flag: 'wx' });

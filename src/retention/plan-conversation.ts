@@ -148,11 +148,7 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
       // Never follow a symlinked (or replaced) fixed folder: whatever it points at is not ours.
       addTo(plan.scanned, 0);
       addTo(plan.skipped, 0);
-      problem(
-        folder,
-        info.isSymbolicLink() ? 'SYMLINK_FOLDER' : 'NOT_A_FOLDER',
-        info.isSymbolicLink() ? 'is a symlink; not followed, not swept' : 'is not a folder; not swept',
-      );
+      problem(folder, info.isSymbolicLink() ? 'SYMLINK_FOLDER' : 'NOT_A_FOLDER', info.isSymbolicLink() ? 'is a symlink; not followed, not swept' : 'is not a folder; not swept');
     }
   }
   plan.removeConversation = plan.scanned.files === 0 && isIdleAndEmpty(dir, top, options.cutoffMs);

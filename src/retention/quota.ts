@@ -21,11 +21,7 @@ export function hasQuota(limits: QuotaLimits | undefined): limits is QuotaLimits
  * toward the size but is never evicted), and never a protected path (the
  * spill just written). Returns the choice and the bytes left after it.
  */
-export function chooseEvictions(
-  usage: SandboxUsage,
-  limits: QuotaLimits,
-  protect: ReadonlySet<string> = new Set(),
-): { files: EvictableFile[]; bytesAfter: number } {
+export function chooseEvictions(usage: SandboxUsage, limits: QuotaLimits, protect: ReadonlySet<string> = new Set()): { files: EvictableFile[]; bytesAfter: number } {
   const chosen: EvictableFile[] = [];
   const taken = new Set<EvictableFile>();
   let total = usage.bytes;

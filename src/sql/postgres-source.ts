@@ -84,13 +84,9 @@ export class PostgresSource implements SqlSource {
       const result = await this.run(client, { text, values: [], rowMode: 'array', queryMode: 'extended' }, query, offset);
       if (!readingCommands.has(result.command)) {
         // The transaction is rolled back below, so even a SET does not outlive this call.
-        throw new SpillwayError(
-          'SQL_READ_ONLY',
-          `query_sql only reads: PostgreSQL ran this as a ${result.command} command, not a query; it was rolled back. Send a SELECT statement.`,
-          {
-            command: result.command,
-          },
-        );
+        throw new SpillwayError('SQL_READ_ONLY', `query_sql only reads: PostgreSQL ran this as a ${result.command} command, not a query; it was rolled back. Send a SELECT statement.`, {
+          command: result.command,
+        });
       }
       const names = result.fields.map((field) => field.name);
       const blobColumns = new Set<number>();
@@ -109,12 +105,7 @@ export class PostgresSource implements SqlSource {
       const notes: string[] = [];
       if (limited && checked.wrappable) {
         try {
-          const counted = await this.run(
-            client,
-            { text: `SELECT count(*) AS total FROM (\n${checked.body}\n) AS spillway_query`, values: [], queryMode: 'extended' },
-            query,
-            'SELECT count(*) AS total FROM (\n'.length,
-          );
+          const counted = await this.run(client, { text: `SELECT count(*) AS total FROM (\n${checked.body}\n) AS spillway_query`, values: [], queryMode: 'extended' }, query, 'SELECT count(*) AS total FROM (\n'.length);
           total = Number((counted.rows[0] as { total: string } | undefined)?.total ?? total);
         } catch (error) {
           // The rows are here; only the count ran out of time. Say so rather than lose the rows.
@@ -126,8 +117,7 @@ export class PostgresSource implements SqlSource {
       await client.query('ROLLBACK');
       if (bigIntegers) notes.push('Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.');
       const stringTyped = result.fields.filter((field) => field.dataTypeID === 20 || field.dataTypeID === 1700).map((field) => `"${field.name}"`);
-      if (stringTyped.length > 0)
-        notes.push(`bigint and numeric values (${stringTyped.slice(0, 10).join(', ')}) are given as decimal strings, so no digit is lost.`);
+      if (stringTyped.length > 0) notes.push(`bigint and numeric values (${stringTyped.slice(0, 10).join(', ')}) are given as decimal strings, so no digit is lost.`);
       return toObjectRows({ columns: names, rows, total, blobColumns: [...blobColumns].map((index) => names[index] as string), notes });
     } catch (error) {
       if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
@@ -155,12 +145,7 @@ export class PostgresSource implements SqlSource {
     }
   }
 
-  private async run(
-    client: pg.PoolClient,
-    config: (pg.QueryConfig | pg.QueryArrayConfig) & { queryMode?: 'extended' },
-    query: SqlQuery,
-    offset: number,
-  ): Promise<pg.QueryResult> {
+  private async run(client: pg.PoolClient, config: (pg.QueryConfig | pg.QueryArrayConfig) & { queryMode?: 'extended' }, query: SqlQuery, offset: number): Promise<pg.QueryResult> {
     try {
       return await client.query(config as pg.QueryConfig);
     } catch (error) {
@@ -176,13 +161,9 @@ export class PostgresSource implements SqlSource {
         );
       }
       if (failure.code === '25006') {
-        throw new SpillwayError(
-          'SQL_READ_ONLY',
-          `query_sql only reads: PostgreSQL refused the statement in its read-only transaction (${failure.message}). Send a SELECT statement.`,
-          {
-            databaseCode: failure.code,
-          },
-        );
+        throw new SpillwayError('SQL_READ_ONLY', `query_sql only reads: PostgreSQL refused the statement in its read-only transaction (${failure.message}). Send a SELECT statement.`, {
+          databaseCode: failure.code,
+        });
       }
       if (failure.code === undefined && !('severity' in (error as object))) {
         throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', `The connection to PostgreSQL failed during the query: ${failure.message}. Run the query again.`);

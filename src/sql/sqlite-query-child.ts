@@ -98,13 +98,7 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     statement = db.prepare(checked.body);
   } catch (error) {
     const message = (error as Error).message;
-    throw databaseError({
-      database: 'SQLite',
-      sql: request.sql,
-      message,
-      code: (error as { code?: string }).code,
-      offset: locateSyntaxError(db, checked.body, message),
-    });
+    throw databaseError({ database: 'SQLite', sql: request.sql, message, code: (error as { code?: string }).code, offset: locateSyntaxError(db, checked.body, message) });
   }
   // The database's own verdict, independent of any text check.
   if (!statement.readonly) {
@@ -113,13 +107,9 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     });
   }
   if (!statement.reader) {
-    throw new SpillwayError(
-      'SQL_READ_ONLY',
-      'query_sql only reads: this statement returns no rows (it changes the connection or runs a command). Send a SELECT statement.',
-      {
-        source: 'sqlite3_column_count',
-      },
-    );
+    throw new SpillwayError('SQL_READ_ONLY', 'query_sql only reads: this statement returns no rows (it changes the connection or runs a command). Send a SELECT statement.', {
+      source: 'sqlite3_column_count',
+    });
   }
   statement.raw(true).safeIntegers(true);
   const columns = statement.columns().map((column) => column.name);
@@ -145,9 +135,7 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     const blobColumns = [...page.blobColumns].map((index) => columns[index] as string);
     return { result: { columns, rows: page.rows, total, blobColumns, notes }, countPending };
   } catch (error) {
-    throw SpillwayError.is(error)
-      ? error
-      : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
+    throw SpillwayError.is(error) ? error : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
   } finally {
     iterator.return?.();
     if (!countPending) db.exec('COMMIT');
@@ -155,10 +143,7 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
 }
 
 /** Up to maxRows rows as JSON-safe arrays, noting binary columns and oversized integers. */
-function readPage(
-  iterator: IterableIterator<unknown[]>,
-  maxRows: number,
-): { rows: unknown[][]; limited: boolean; blobColumns: Set<number>; bigIntegers: boolean } {
+function readPage(iterator: IterableIterator<unknown[]>, maxRows: number): { rows: unknown[][]; limited: boolean; blobColumns: Set<number>; bigIntegers: boolean } {
   const rows: unknown[][] = [];
   const blobColumns = new Set<number>();
   let bigIntegers = false;

@@ -16,12 +16,8 @@ export function compileUserRegExp(pattern: string, flags = ''): RegExp {
   try {
     return new RegExp(pattern, flags);
   } catch (error) {
-    throw new SpillwayError(
-      'INVALID_ARGUMENTS',
-      `The pattern is not a valid regular expression: ${(error as Error).message}. Pass regex: false to search for the text as is.`,
-      {
-        pattern,
-      },
-    );
+    throw new SpillwayError('INVALID_ARGUMENTS', `The pattern is not a valid regular expression: ${(error as Error).message}. Pass regex: false to search for the text as is.`, {
+      pattern,
+    });
   }
 }

@@ -55,8 +55,7 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
   };
   if (!isJsonObject(input)) fail('$', 'must be an object {"title", "blocks": [...]}');
   const spec = input as Record<string, unknown>;
-  for (const key of Object.keys(spec))
-    if (!['title', 'subtitle', 'blocks'].includes(key)) fail(`$.${key}`, 'is not a spec property (allowed: title, subtitle, blocks)');
+  for (const key of Object.keys(spec)) if (!['title', 'subtitle', 'blocks'].includes(key)) fail(`$.${key}`, 'is not a spec property (allowed: title, subtitle, blocks)');
   const text = (value: unknown, where: string): string => {
     if (typeof value !== 'string') fail(where, 'must be a string');
     if ((value as string).length > maxTextChars) fail(where, `is longer than ${maxTextChars} characters`);
@@ -71,8 +70,7 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
     if (!isJsonObject(raw)) fail(where, 'must be an object with a "type"');
     const block = raw as Record<string, unknown>;
     const allow = (keys: string[]) => {
-      for (const key of Object.keys(block))
-        if (key !== 'type' && !keys.includes(key)) fail(`${where}.${key}`, `is not allowed in a ${String(block.type)} block (allowed: ${keys.join(', ')})`);
+      for (const key of Object.keys(block)) if (key !== 'type' && !keys.includes(key)) fail(`${where}.${key}`, `is not allowed in a ${String(block.type)} block (allowed: ${keys.join(', ')})`);
     };
     switch (block.type) {
       case 'heading': {
@@ -91,8 +89,7 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
       }
       case 'table': {
         allow(['source', 'title', 'columns', 'sort', 'range']);
-        if (typeof block.source !== 'string' || block.source.length === 0)
-          fail(`${where}.source`, 'must be the sandbox path of a table, e.g. "results/0007-query_sql.jsonl"');
+        if (typeof block.source !== 'string' || block.source.length === 0) fail(`${where}.source`, 'must be the sandbox path of a table, e.g. "results/0007-query_sql.jsonl"');
         const table: DocumentBlock = { type: 'table', source: block.source as string, selection: normalizeSelection(block, `${where.slice(2)}.`) };
         if (block.title !== undefined) table.title = text(block.title, `${where}.title`);
         return table;

@@ -32,9 +32,7 @@ export async function loadDocumentTables(options: {
   for (const [index, block] of options.spec.blocks.entries()) {
     if (block.type !== 'table') continue;
     const location: SourceLocation =
-      options.sources.kind === 'sandbox'
-        ? { kind: 'sandbox', root: options.sources.root, conversationId: options.sources.conversationId, path: block.source }
-        : { kind: 'local', path: block.source };
+      options.sources.kind === 'sandbox' ? { kind: 'sandbox', root: options.sources.root, conversationId: options.sources.conversationId, path: block.source } : { kind: 'local', path: block.source };
     const source = await openTableSource(location);
     try {
       const budget = options.maxTableRows - used;

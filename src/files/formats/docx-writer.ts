@@ -10,8 +10,7 @@ const headingLevels = { 1: HeadingLevel.HEADING_1, 2: HeadingLevel.HEADING_2, 3:
 export async function writeDocx(task: DocumentTask, progress: (message: ProgressMessage) => void): Promise<DocumentResult> {
   const tables = await loadDocumentTables({ spec: task.spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
   const children: (Paragraph | Table)[] = [new Paragraph({ text: xmlSafeText(task.spec.title), heading: HeadingLevel.TITLE })];
-  if (task.spec.subtitle !== undefined)
-    children.push(new Paragraph({ children: [new TextRun({ text: xmlSafeText(task.spec.subtitle), italics: true, size: 28 })] }));
+  if (task.spec.subtitle !== undefined) children.push(new Paragraph({ children: [new TextRun({ text: xmlSafeText(task.spec.subtitle), italics: true, size: 28 })] }));
   for (const [index, block] of task.spec.blocks.entries()) {
     switch (block.type) {
       case 'heading':
@@ -25,8 +24,7 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
         break;
       case 'table': {
         const table = tables.get(index) as LoadedTable;
-        if (block.title !== undefined)
-          children.push(new Paragraph({ children: [new TextRun({ text: xmlSafeText(block.title), bold: true })], keepNext: true }));
+        if (block.title !== undefined) children.push(new Paragraph({ children: [new TextRun({ text: xmlSafeText(block.title), bold: true })], keepNext: true }));
         children.push(wordTable(table));
         if (table.rows.length === 0) children.push(new Paragraph({ children: [new TextRun({ text: '(no rows)', italics: true })] }));
         break;
@@ -66,8 +64,6 @@ function wordTable(table: LoadedTable): Table {
       ],
     });
   const header = new TableRow({ tableHeader: true, cantSplit: true, children: table.columns.map((column) => cell(column.header, { bold: true })) });
-  const rows = table.rows.map(
-    (row) => new TableRow({ cantSplit: true, children: row.map((value, index) => cell(displayText(value), { right: numeric[index] === true })) }),
-  );
+  const rows = table.rows.map((row) => new TableRow({ cantSplit: true, children: row.map((value, index) => cell(displayText(value), { right: numeric[index] === true })) }));
   return new Table({ rows: [header, ...rows], width: { size: 100, type: WidthType.PERCENTAGE } });
 }

@@ -8,11 +8,7 @@ export const maxMarkdownCellChars = 500;
 export function markdownCell(value: unknown): string {
   let text = displayText(value);
   if (text.length > maxMarkdownCellChars) text = `${text.slice(0, maxMarkdownCellChars - 1)}…`;
-  return text
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
-    .replace(/\r\n|\r|\n/g, '<br>')
-    .trim();
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r\n|\r|\n/g, '<br>').trim();
 }
 
 /** A GitHub-flavoured Markdown table; columns holding only numbers are right-aligned. */

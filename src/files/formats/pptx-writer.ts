@@ -68,8 +68,7 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
         text = { title: xmlSafeText(block.text), items: [], lines: 0 };
         break;
       case 'paragraph':
-        for (const part of xmlSafeText(block.text).split(/\n\s*\n/))
-          addText({ text: part, options: { breakLine: true, paraSpaceAfter: 8 } }, linesOf(part) + 1);
+        for (const part of xmlSafeText(block.text).split(/\n\s*\n/)) addText({ text: part, options: { breakLine: true, paraSpaceAfter: 8 } }, linesOf(part) + 1);
         break;
       case 'bullets':
         for (const item of block.items) addText({ text: xmlSafeText(item), options: { bullet: true, breakLine: true } }, linesOf(item));
@@ -96,8 +95,7 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
     await writeChunk(output.pending.stream, data);
     const file = await output.commit();
     const tableFacts = [...tables.values()].map((table) => ({ source: table.source, rows: table.rows.length, columns: table.columns, stats: table.stats }));
-    const notes =
-      cutCells > 0 ? [`${formatCount(cutCells)} table cells were longer than ${maxCellChars} characters and were cut with "…" to fit the slides.`] : [];
+    const notes = cutCells > 0 ? [`${formatCount(cutCells)} table cells were longer than ${maxCellChars} characters and were cut with "…" to fit the slides.`] : [];
     return { ...file, rows: tableFacts.reduce((sum, table) => sum + table.rows, 0), tables: tableFacts, slides, notes };
   } catch (error) {
     await output.abort();

@@ -112,10 +112,7 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           `The ${formatCount(written)} rows do not fit one sheet (at most ${formatCount(perSheet + 1)} rows, header included), so they are split over ${sheets} sheets (${Array.from({ length: sheets }, (_, index) => sheetName(index)).join(', ')}), each with the header row.`,
         );
       }
-      if (cutCells > 0)
-        notes.push(
-          `${formatCount(cutCells)} cells held more than ${formatCount(excelCellCharLimit)} characters (Excel's cell limit) and were cut to that length; use CSV for the full text.`,
-        );
+      if (cutCells > 0) notes.push(`${formatCount(cutCells)} cells held more than ${formatCount(excelCellCharLimit)} characters (Excel's cell limit) and were cut to that length; use CSV for the full text.`);
       return { ...file, rows: written, columns, stats: selected.stats, notes, sheets };
     } catch (error) {
       await output.abort();

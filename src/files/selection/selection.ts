@@ -50,8 +50,7 @@ export const selectionSchema = {
   ),
   sort: Type.Optional(
     Type.Union([sortKeySchema, Type.Array(sortKeySchema)], {
-      description:
-        'Sort before the range: {"column": "amount", "direction": "desc"} or a list of them (first key first). Stable; numbers compare as numbers; empty values last.',
+      description: 'Sort before the range: {"column": "amount", "direction": "desc"} or a list of them (first key first). Stable; numbers compare as numbers; empty values last.',
     }),
   ),
   range: Type.Optional(
@@ -97,9 +96,7 @@ export function normalizeSelection(input: { columns?: unknown; sort?: unknown; r
 
 function checkColumns(input: unknown, where: string): void {
   if (!Array.isArray(input) || input.length === 0) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `${where}columns must be a non-empty list of column names or {"name", "header"} objects.`, {
-      field: `${where}columns`,
-    });
+    throw new SpillwayError('INVALID_ARGUMENTS', `${where}columns must be a non-empty list of column names or {"name", "header"} objects.`, { field: `${where}columns` });
   }
   input.forEach((item, index) => {
     if (typeof item === 'string' && item.length > 0) return;
@@ -115,9 +112,7 @@ function checkSort(input: unknown, where: string): void {
   const keys = Array.isArray(input) ? input : [input];
   keys.forEach((key, index) => {
     if (!isJsonObject(key) || typeof key.column !== 'string' || key.column.length === 0) {
-      throw new SpillwayError('INVALID_ARGUMENTS', `${where}sort[${index}] must be {"column": "name", "direction": "asc" | "desc"}.`, {
-        field: `${where}sort`,
-      });
+      throw new SpillwayError('INVALID_ARGUMENTS', `${where}sort[${index}] must be {"column": "name", "direction": "asc" | "desc"}.`, { field: `${where}sort` });
     }
     const direction = key.direction ?? 'asc';
     if (direction !== 'asc' && direction !== 'desc') {

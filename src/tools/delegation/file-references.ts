@@ -25,9 +25,7 @@ export function asFileReference(value: unknown, where: readonly string[]): FileR
   const at = describeLocation(where);
   const extra = Object.keys(value).filter((key) => key !== '$file' && key !== '$pointer');
   if (typeof value.$file !== 'string' || value.$file.length === 0) {
-    throw new SpillwayError('FILE_REF_INVALID', `The file reference at ${at} needs "$file": a sandbox path such as "results/0012-get_issue.json".`, {
-      at: formatJsonPointer(where),
-    });
+    throw new SpillwayError('FILE_REF_INVALID', `The file reference at ${at} needs "$file": a sandbox path such as "results/0012-get_issue.json".`, { at: formatJsonPointer(where) });
   }
   if (extra.length > 0) {
     throw new SpillwayError(
@@ -37,10 +35,7 @@ export function asFileReference(value: unknown, where: readonly string[]): FileR
     );
   }
   if (Object.hasOwn(value, '$pointer') && typeof value.$pointer !== 'string') {
-    throw new SpillwayError('FILE_REF_INVALID', `The "$pointer" at ${at} must be a string such as "/0/body".`, {
-      at: formatJsonPointer(where),
-      file: value.$file,
-    });
+    throw new SpillwayError('FILE_REF_INVALID', `The "$pointer" at ${at} must be a string such as "/0/body".`, { at: formatJsonPointer(where), file: value.$file });
   }
   return value.$pointer === undefined ? { file: value.$file } : { file: value.$file, pointer: value.$pointer as string };
 }
@@ -80,36 +75,23 @@ export class FileReferenceResolver {
     try {
       file = await this.sandbox.openRead(reference.file);
     } catch (error) {
-      if (SpillwayError.is(error))
-        throw new SpillwayError(error.code, `The file reference at ${at}: ${error.message}`, {
-          ...error.details,
-          at: formatJsonPointer(where),
-          file: reference.file,
-        });
+      if (SpillwayError.is(error)) throw new SpillwayError(error.code, `The file reference at ${at}: ${error.message}`, { ...error.details, at: formatJsonPointer(where), file: reference.file });
       throw error;
     }
     try {
       const segments = reference.pointer === undefined ? [] : parseJsonPointer(reference.pointer);
       const kind = kindOf(file.relative);
       if (await looksBinary(file)) {
-        throw new SpillwayError(
-          'FILE_REF_INVALID',
-          `The file reference at ${at} names ${file.relative}, a binary file; only text, JSON and JSONL files can be placed into arguments.`,
-          {
-            at: formatJsonPointer(where),
-            file: file.relative,
-          },
-        );
+        throw new SpillwayError('FILE_REF_INVALID', `The file reference at ${at} names ${file.relative}, a binary file; only text, JSON and JSONL files can be placed into arguments.`, {
+          at: formatJsonPointer(where),
+          file: file.relative,
+        });
       }
       if (kind === 'text' && segments.length > 0) {
-        throw new SpillwayError(
-          'FILE_REF_INVALID',
-          `The file reference at ${at} gives a "$pointer", but ${file.relative} is a text file; pointers work in .json and .jsonl files. Drop "$pointer" to send the whole text.`,
-          {
-            at: formatJsonPointer(where),
-            file: file.relative,
-          },
-        );
+        throw new SpillwayError('FILE_REF_INVALID', `The file reference at ${at} gives a "$pointer", but ${file.relative} is a text file; pointers work in .json and .jsonl files. Drop "$pointer" to send the whole text.`, {
+          at: formatJsonPointer(where),
+          file: file.relative,
+        });
       }
       const value = kind === 'jsonl' && segments.length > 0 ? await this.jsonlRow(file, segments, at) : await this.whole(file, kind, segments.length > 0, at);
       if (segments.length === 0) return value;
@@ -117,15 +99,11 @@ export class FileReferenceResolver {
       const found = lookupJsonPointer(value, rest);
       if (!found.found) {
         const where2 = kind === 'jsonl' ? `/${segments[0]}${found.at}` : found.at;
-        throw new SpillwayError(
-          'FILE_REF_INVALID',
-          `The file reference at ${at}: ${file.relative} has nothing at "${reference.pointer}": at "${where2}" ${found.reason}.`,
-          {
-            at: formatJsonPointer(where),
-            file: file.relative,
-            pointer: reference.pointer,
-          },
-        );
+        throw new SpillwayError('FILE_REF_INVALID', `The file reference at ${at}: ${file.relative} has nothing at "${reference.pointer}": at "${where2}" ${found.reason}.`, {
+          at: formatJsonPointer(where),
+          file: file.relative,
+          pointer: reference.pointer,
+        });
       }
       return found.value;
     } finally {
@@ -151,11 +129,7 @@ export class FileReferenceResolver {
     let value: unknown;
     if (kind === 'text') value = text;
     else if (kind === 'json') value = parseFile(text, file.relative, at);
-    else
-      value = text
-        .split('\n')
-        .filter((line) => line.trim().length > 0)
-        .map((line, index) => parseFile(line, `${file.relative} line ${index + 1}`, at));
+    else value = text.split('\n').filter((line) => line.trim().length > 0).map((line, index) => parseFile(line, `${file.relative} line ${index + 1}`, at));
     this.cache.set(file.relative, value);
     return value;
   }
@@ -164,13 +138,9 @@ export class FileReferenceResolver {
   private async jsonlRow(file: OpenedFile, segments: readonly string[], at: string): Promise<unknown> {
     const rowSegment = segments[0] as string;
     if (!/^(0|[1-9]\d*)$/.test(rowSegment)) {
-      throw new SpillwayError(
-        'FILE_REF_INVALID',
-        `The file reference at ${at}: ${file.relative} is a JSONL table; its pointer starts with a row number from 0 (e.g. "/3/body"), not "${rowSegment}".`,
-        {
-          file: file.relative,
-        },
-      );
+      throw new SpillwayError('FILE_REF_INVALID', `The file reference at ${at}: ${file.relative} is a JSONL table; its pointer starts with a row number from 0 (e.g. "/3/body"), not "${rowSegment}".`, {
+        file: file.relative,
+      });
     }
     const wanted = Number(rowSegment);
     let row = -1;
@@ -190,12 +160,8 @@ function parseFile(text: string, name: string, at: string): unknown {
   try {
     return parseJsonSafely(text);
   } catch (error) {
-    throw new SpillwayError(
-      'INVALID_JSON',
-      `The file reference at ${at}: ${name} is not valid JSON (${(error as Error).message}). Name a .json/.jsonl file holding JSON, or a text file to send its text.`,
-      {
-        file: name,
-      },
-    );
+    throw new SpillwayError('INVALID_JSON', `The file reference at ${at}: ${name} is not valid JSON (${(error as Error).message}). Name a .json/.jsonl file holding JSON, or a text file to send its text.`, {
+      file: name,
+    });
   }
 }

@@ -27,15 +27,14 @@ const buildDocumentInput = Type.Object(
 export function buildDocumentTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'build_document',
-    description: (config) =>
-      [
-        'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
-        'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]} and {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"?,"sort"?,"range"?}.',
-        'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
-        'DOCX tables repeat their header row on every page; PPTX tables are split over as many slides as needed, header on each.',
-        `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
-          ' tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
-      ].join(' '),
+    description: (config) => [
+      'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
+      'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]} and {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"?,"sort"?,"range"?}.',
+      'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
+      'DOCX tables repeat their header row on every page; PPTX tables are split over as many slides as needed, header on each.',
+      `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
+        ' tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
+    ].join(' '),
     inputSchema: buildDocumentInput,
     spill: false,
     annotations: { title: 'Build a document', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
@@ -58,9 +57,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
         ...renameNote(result.requestedName, attachment.path),
         ...result.tables.flatMap((table, index) => {
           const block = tableBlocks[index];
-          return block === undefined
-            ? []
-            : selectionNotes({ source: table.source, selection: block.selection, stats: table.stats }).map((note) => `Table ${index + 1}: ${note}`);
+          return block === undefined ? [] : selectionNotes({ source: table.source, selection: block.selection, stats: table.stats }).map((note) => `Table ${index + 1}: ${note}`);
         }),
         ...result.notes,
       ];
@@ -84,13 +81,9 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
 
 async function readSpec(args: Static<typeof buildDocumentInput>, context: ToolContext): Promise<DocumentSpec> {
   if ((args.spec === undefined) === (args.specPath === undefined)) {
-    throw new SpillwayError(
-      'INVALID_ARGUMENTS',
-      'Give the document either inline as spec or as specPath (a JSON file in the sandbox), not both and not neither.',
-      {
-        field: 'spec',
-      },
-    );
+    throw new SpillwayError('INVALID_ARGUMENTS', 'Give the document either inline as spec or as specPath (a JSON file in the sandbox), not both and not neither.', {
+      field: 'spec',
+    });
   }
   if (args.spec !== undefined) return normalizeDocumentSpec(args.spec, '');
   const { relative, data } = await context.sandbox.readFile(args.specPath, { maxBytes: context.config.args.maxBytes });
@@ -98,9 +91,7 @@ async function readSpec(args: Static<typeof buildDocumentInput>, context: ToolCo
   try {
     parsed = parseJsonSafely(data.toString('utf8'));
   } catch (error) {
-    throw new SpillwayError('INVALID_JSON', `The spec file ${relative} is not valid JSON (${(error as Error).message}); fix it (write_file) and call again.`, {
-      path: relative,
-    });
+    throw new SpillwayError('INVALID_JSON', `The spec file ${relative} is not valid JSON (${(error as Error).message}); fix it (write_file) and call again.`, { path: relative });
   }
   return normalizeDocumentSpec(parsed, ` in ${relative}`);
 }

@@ -11,13 +11,12 @@ import type { MarkdownResult, MarkdownTask } from '../../files/pool/worker-task.
 export function drawTableTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'draw_table',
-    description: (config) =>
-      [
-        'Draw a Markdown table to show in your answer, read straight from a table file in the sandbox (e.g. the spill path "results/0007-query_sql.jsonl"). Pass the path, never the rows.',
-        'Optional columns, sort and range work as in export_table.',
-        `At most ${formatCount(config.drawTable.maxRows)} rows (drawTable.maxRows): above that the call is refused.` +
-          ' Show only the rows the reader needs (sort, then range {"start": 0, "count": 20}) and give the full set as a file with export_table from the same path.',
-      ].join(' '),
+    description: (config) => [
+      'Draw a Markdown table to show in your answer, read straight from a table file in the sandbox (e.g. the spill path "results/0007-query_sql.jsonl"). Pass the path, never the rows.',
+      'Optional columns, sort and range work as in export_table.',
+      `At most ${formatCount(config.drawTable.maxRows)} rows (drawTable.maxRows): above that the call is refused.` +
+        ' Show only the rows the reader needs (sort, then range {"start": 0, "count": 20}) and give the full set as a file with export_table from the same path.',
+    ].join(' '),
     inputSchema: Type.Object(
       {
         source: Type.String({ minLength: 1, description: 'Sandbox path of the table, e.g. "results/0007-query_sql.jsonl".' }),

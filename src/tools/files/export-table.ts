@@ -48,7 +48,11 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
       };
       const result = await services.runToOutput<TableResult>(format, task, context);
       const attachment = describeAttachment(context.sandbox, result.path, result.bytes, result.rows);
-      const notes = [...renameNote(result.requestedName, attachment.path), ...selectionNotes({ source, selection, stats: result.stats }), ...result.notes];
+      const notes = [
+        ...renameNote(result.requestedName, attachment.path),
+        ...selectionNotes({ source, selection, stats: result.stats }),
+        ...result.notes,
+      ];
       context.logger.info({ format, rows: result.rows, bytes: result.bytes, output: attachment.path }, 'table exported');
       return {
         value: {
@@ -66,3 +70,4 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
     },
   });
 }
+

@@ -38,14 +38,7 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
     pool() {
       if (pool === undefined) {
         const { poolSize, maxQueue, taskTimeoutMs } = host.config.workers;
-        pool = new FilePool({
-          poolSize,
-          maxQueue,
-          taskTimeoutMs,
-          logger: host.logger,
-          observer: (event) => host.emit('file-job', event),
-          ...(options.workerModules === undefined ? {} : { modules: options.workerModules }),
-        });
+        pool = new FilePool({ poolSize, maxQueue, taskTimeoutMs, logger: host.logger, observer: (event) => host.emit('file-job', event), ...(options.workerModules === undefined ? {} : { modules: options.workerModules }) });
       }
       return pool;
     },
@@ -74,7 +67,5 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
 async function removeTemporaryFiles(folder: string, filename: string): Promise<void> {
   const prefix = `.${filename}.${process.pid}.`;
   const names = await readdir(folder).catch(() => [] as string[]);
-  await Promise.all(
-    names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)),
-  );
+  await Promise.all(names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)));
 }

@@ -21,7 +21,7 @@ export interface FileEntry {
 export const listFilesTool = defineTool({
   name: 'list_files',
   description: [
-    "List the files of this conversation's sandbox with size, format, rows (for tables) and expiry time.",
+    'List the files of this conversation\'s sandbox with size, format, rows (for tables) and expiry time.',
     'Folders: results/ (spilled tool results), errors/ (full error texts), args/ (arguments files), scripts/, outputs/ (files given to the user; never expire).',
     'Give dir (e.g. "results") to list one folder.',
   ].join(' '),

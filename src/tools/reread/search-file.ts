@@ -51,9 +51,7 @@ export const searchFileTool = defineTool({
       }
       if (found === 0) return { value: `[No line of ${file.relative} (${formatCount(total)} lines) matches ${JSON.stringify(pattern)}.]` };
       const shown = out.length < found ? `; showing the first ${formatCount(out.length)} (cap reached; narrow the pattern)` : '';
-      return {
-        value: `[${formatCount(found)} matching line${found === 1 ? '' : 's'} in ${file.relative} (${formatCount(total)} lines)${shown}]\n${out.join('\n')}`,
-      };
+      return { value: `[${formatCount(found)} matching line${found === 1 ? '' : 's'} in ${file.relative} (${formatCount(total)} lines)${shown}]\n${out.join('\n')}` };
     } finally {
       await file.handle.close();
     }

@@ -35,14 +35,13 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
   return defineTool({
     name: 'query_sql',
     // The dialect and the tables follow sql.source, which a configuration reload may change.
-    description: (config) =>
-      [
-        `Runs one read-only SQL statement (${config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite'} dialect) against ${describeSource(config)}`,
-        'Filter, join, group and sort in SQL: the file tools do not filter.',
-        'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows are returned.',
-        'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
-        'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
-      ].join(' '),
+    description: (config) => [
+      `Runs one read-only SQL statement (${config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite'} dialect) against ${describeSource(config)}`,
+      'Filter, join, group and sort in SQL: the file tools do not filter.',
+      'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows are returned.',
+      'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
+      'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
+    ].join(' '),
     inputSchema: Type.Object(
       {
         sql: Type.String({ minLength: 1, maxLength: 100_000, description: 'One SELECT (or WITH … SELECT) statement. No trailing second statement.' }),

@@ -9,7 +9,7 @@ export function listUpstreamsTool(manager: UpstreamManager): ToolDefinition {
     name: 'list_upstreams',
     description: [
       'List the upstream MCP servers this host connects to: state (connected, connecting, reconnecting, failed), the tools each offers here (named NAME__tool),',
-      "the last error (with the server's recent stderr) and when the next reconnect attempt is due.",
+      'the last error (with the server\'s recent stderr) and when the next reconnect attempt is due.',
       'Use it when an upstream tool is missing or fails with UPSTREAM_UNAVAILABLE, and tell the user what it says.',
     ].join(' '),
     inputSchema: Type.Object({}, { additionalProperties: false }),
