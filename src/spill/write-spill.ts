@@ -147,7 +147,8 @@ async function highestOnDisk(sandbox: ConversationSandbox): Promise<number> {
     highest = await scanHighest(sandbox);
     scannedHighest.set(sandbox, highest);
   }
-  return highest;
+  // What this process wrote since counts too (the shared counter may have been lost, e.g. Redis restarted empty).
+  return Math.max(highest, lastSequence.get(sandbox) ?? 0);
 }
 
 async function scanHighest(sandbox: ConversationSandbox): Promise<number> {
