@@ -227,13 +227,19 @@ export const configSchema = Type.Object(
                 }),
               ),
             },
-            closed,
+            { ...closed, description: 'The Redis the replicas share. Absent: no Redis; this process coordinates itself (pid file sweep lock, its own spill numbers).' },
           ),
         ),
+        sweepLeaseMs: Type.Integer({
+          minimum: 1000,
+          default: 60_000,
+          description:
+            'With Redis: how long the fleet\'s sweep lock outlives a replica that died holding it (the holder renews it every third of this while it sweeps).',
+        }),
       },
       {
         ...closed,
-        default: {},
+        default: { sweepLeaseMs: 60_000 },
         description:
           'Replicas sharing one sandbox volume coordinate through Redis: the one sweep at a time (a lease lock) and spill numbers within a conversation. Without `redis`, one process coordinates itself as before.',
       },

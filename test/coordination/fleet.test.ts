@@ -48,10 +48,10 @@ test('two replicas sharing one sandbox folder and one Redis number their spills 
   const { hosts, sandboxRoot } = await twoReplicas(t, redis.url, 'fleet-a:');
   const calls = 40;
   const results = await Promise.all(
-    Array.from({ length: calls }, (_, i) => hosts[i % 2]?.execute({ name: 'rows', arguments: { n: 30 + i } }, { conversationId: 'shared' })),
+    Array.from({ length: calls }, (_, i) => (hosts[i % 2] as Host).execute({ name: 'rows', arguments: { n: 30 + i } }, { conversationId: 'shared' })),
   );
   const numbers = results.map((result) => {
-    assert.ok(result?.spill !== undefined, result?.text);
+    assert.ok(result.spill !== undefined, result.text);
     return Number(/results\/(\d+)-/.exec(result.spill.path)?.[1]);
   });
   assert.equal(new Set(numbers).size, calls, `distinct numbers: ${numbers.join(', ')}`);

@@ -60,7 +60,7 @@ export async function cleanupCommand(argv: string[], io: CliIo): Promise<number>
   const coordinator = await openCoordinator(config, logger);
   try {
     const report = await sweepSandbox({
-      ...(coordinator === undefined ? {} : { lock: leaseSweepLock(coordinator, { logger }) }),
+      ...(coordinator === undefined ? {} : { lock: leaseSweepLock(coordinator, { leaseMs: config.coordination.sweepLeaseMs, logger }) }),
       root: values.root ?? config.sandbox.root,
       olderThanMs: olderThanMs ?? config.retention.days * dayMs,
       dryRun,
