@@ -64,6 +64,14 @@ export const errorCodes = {
   SQL_ERROR: 'The database rejected the statement.',
   SQL_TIMEOUT: 'The query ran longer than allowed and was interrupted.',
   SQL_SOURCE_UNAVAILABLE: 'The configured database cannot be opened or reached.',
+  SQL_FILE_REFUSED: 'query_files may read only this conversation\'s own data files, each named by its sandbox path; details.file names the one refused.',
+  SQL_LIMIT: 'The query hit a limit (memory, or rows of a chart); details.limit names the config key, details.value its value.',
+  SQL_BUSY: 'Too many file queries are running or waiting; details.running and details.waiting say how many.',
+
+  // charts
+  CHART_SPEC_INVALID: 'The Vega-Lite specification is not usable (not an object, brings its own data, fetches a URL, or uses a refused expression); details.pointer says where.',
+  CHART_TOO_LARGE: 'The chart would draw more rows or marks than charts.maxRows / charts.maxMarks allow; aggregate first with query_files or query_sql.',
+  CHART_FAILED: 'Vega could not render the chart; details.message holds its reason.',
 
   // retention
   RETENTION_LOCKED: 'Another sweep holds the lock on this sandbox root.',

@@ -17,7 +17,7 @@ const spillToolOverride = Type.Object(
   {
     thresholdChars: Type.Optional(Type.Integer({ minimum: 0, description: 'Spill threshold for these tools.' })),
     inlineMaxTokens: Type.Optional(Type.Integer({ minimum: 1, description: 'Inline token cap for these tools.' })),
-    spill: Type.Optional(Type.Boolean({ description: 'false keeps these tools\' results inline (never written to a file).' })),
+    spill: Type.Optional(Type.Boolean({ description: "false keeps these tools' results inline (never written to a file)." })),
   },
   closed,
 );
@@ -69,7 +69,7 @@ const sqlSource = oneOf(
         url: Type.String({
           pattern: '^postgres(ql)?://',
           description:
-            'Connection URL, e.g. postgres://reader:secret@db.internal:5432/shop. Use a role with SELECT rights only: the read-only transaction stops writes to the database, the role\'s rights govern functions with effects outside it.',
+            "Connection URL, e.g. postgres://reader:secret@db.internal:5432/shop. Use a role with SELECT rights only: the read-only transaction stops writes to the database, the role's rights govern functions with effects outside it.",
         }),
       },
       closed,
@@ -83,7 +83,11 @@ export const configSchema = Type.Object(
     $schema: Type.Optional(Type.String({ description: 'Ignored; lets editors find this schema.' })),
     sandbox: Type.Object(
       {
-        root: Type.String({ minLength: 1, default: 'sandbox', description: 'Sandbox root folder. Holds the .spillway-sandbox marker and one folder per conversation.' }),
+        root: Type.String({
+          minLength: 1,
+          default: 'sandbox',
+          description: 'Sandbox root folder. Holds the .spillway-sandbox marker and one folder per conversation.',
+        }),
       },
       { ...closed, description: 'Where spilled results, argument files, scripts and outputs live.' },
     ),
@@ -95,13 +99,17 @@ export const configSchema = Type.Object(
     ),
     server: Type.Object(
       {
-        host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address to listen on. Keep 127.0.0.1 unless a proxy with authentication is in front.' }),
+        host: Type.String({
+          minLength: 1,
+          default: '127.0.0.1',
+          description: 'Address to listen on. Keep 127.0.0.1 unless a proxy with authentication is in front.',
+        }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8787, description: 'TCP port; 0 picks a free one.' }),
         path: Type.String({ pattern: '^/', default: '/mcp', description: 'URL path of the MCP endpoint.' }),
         sessionIdleMs: Type.Integer({
           minimum: 1000,
           default: 21_600_000,
-          description: 'An HTTP MCP session with no request for this long is closed (its conversation\'s files stay until retention).',
+          description: "An HTTP MCP session with no request for this long is closed (its conversation's files stay until retention).",
         }),
       },
       { ...closed, description: 'The MCP front over Streamable HTTP (`spillway serve`).' },
@@ -139,9 +147,9 @@ export const configSchema = Type.Object(
     errors: Type.Object(
       {
         headChars: Type.Integer({ minimum: 1, default: 1500, description: 'Characters kept from the start of a long error message.' }),
-        tailChars: Type.Integer({ minimum: 1, default: 1500, description: 'Characters kept from the end (where a traceback\'s exception line usually is).' }),
+        tailChars: Type.Integer({ minimum: 1, default: 1500, description: "Characters kept from the end (where a traceback's exception line usually is)." }),
       },
-      { ...closed, description: 'How a failed call\'s message is shortened for the model (the full text is spilled to errors/).' },
+      { ...closed, description: "How a failed call's message is shortened for the model (the full text is spilled to errors/)." },
     ),
     reread: Type.Object(
       {
@@ -196,16 +204,24 @@ export const configSchema = Type.Object(
         maxArgsBytes: Type.Integer({
           minimum: 256,
           default: 65_536,
-          description: 'Arguments larger than this are stored as a size and a preview, with the arguments file\'s path beside them.',
+          description: "Arguments larger than this are stored as a size and a preview, with the arguments file's path beside them.",
         }),
       },
       { ...closed, description: 'The execution record (data/records.jsonl): one line per call with arguments as called and as executed.' },
     ),
     retention: Type.Object(
       {
-        days: Type.Number({ exclusiveMinimum: 0, default: 7, description: 'Files in results/, errors/, args/ and scripts/ older than this many days are deleted.' }),
+        days: Type.Number({
+          exclusiveMinimum: 0,
+          default: 7,
+          description: 'Files in results/, errors/, args/ and scripts/ older than this many days are deleted.',
+        }),
         cron: Type.String({ minLength: 9, default: '0 */6 * * *', description: 'When `spillway serve` runs the sweep (node-cron syntax, 5 or 6 fields).' }),
-        maxBytes: Type.Integer({ minimum: 0, default: 0, description: 'Quota for the whole sandbox in bytes (0 = none); the oldest non-output files go first.' }),
+        maxBytes: Type.Integer({
+          minimum: 0,
+          default: 0,
+          description: 'Quota for the whole sandbox in bytes (0 = none); the oldest non-output files go first.',
+        }),
         maxBytesPerConversation: Type.Integer({ minimum: 0, default: 0, description: 'Quota per conversation in bytes (0 = none).' }),
       },
       { ...closed, description: 'The cleanup sweep. outputs/ is never touched.' },
@@ -252,7 +268,7 @@ export const configSchema = Type.Object(
         approvalTimeoutMs: Type.Integer({
           minimum: 1,
           default: 120_000,
-          description: 'How long an `ask` waits for the client\'s answer to the approval request; no answer refuses the call.',
+          description: "How long an `ask` waits for the client's answer to the approval request; no answer refuses the call.",
         }),
       },
       { ...closed, description: 'Permission for each tool call, judged on the expanded arguments.' },
@@ -270,7 +286,7 @@ export const configSchema = Type.Object(
         maxMessageBytes: Type.Integer({
           minimum: 1_048_576,
           default: 268_435_456,
-          description: 'Largest single message accepted from a stdio upstream (the MCP SDK\'s default is 10 MiB); a larger result fails the call.',
+          description: "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call.",
         }),
       },
       { ...closed, description: 'Defaults for every upstream server.' },
@@ -295,9 +311,35 @@ export const configSchema = Type.Object(
       {
         source: sqlSource,
         maxRows: Type.Integer({ minimum: 1, default: 100_000, description: 'Rows one query returns at most; the true total is still reported.' }),
+        maxBytes: Type.Integer({
+          minimum: 1024,
+          default: 67_108_864,
+          description:
+            'Bytes (as JSON rows) one query returns at most, enforced in the query process; a result cut by it says so (cutAtBytes), and a single row larger than it is refused with RESULT_TOO_LARGE.',
+        }),
         timeoutMs: Type.Integer({ minimum: 1, default: 30_000, description: 'A query running longer is interrupted.' }),
       },
       { ...closed, description: 'The query_sql tool.' },
+    ),
+    analysis: Type.Object(
+      {
+        maxRows: Type.Integer({ minimum: 1, default: 100_000, description: 'Rows one query_files query returns at most; the true total is still reported.' }),
+        timeoutMs: Type.Integer({ minimum: 1, default: 30_000, description: 'A query running longer has its process killed (SQL_TIMEOUT); counted from when DuckDB is loaded.' }),
+        memoryBytes: Type.Integer({ minimum: 16_777_216, default: 536_870_912, description: "DuckDB's memory_limit for one query (nothing spills to disk)." }),
+        threads: Type.Integer({ minimum: 1, maximum: 64, default: 1, description: 'DuckDB threads for one query.' }),
+        maxConcurrent: Type.Integer({ minimum: 1, default: 2, description: 'File queries running at once across all conversations.' }),
+        maxWaiting: Type.Integer({ minimum: 0, default: 16, description: 'File queries waiting for a slot at most; more are refused with SQL_BUSY.' }),
+      },
+      { ...closed, description: "query_files (and Parquet exports, chart rows): read-only DuckDB SQL over the conversation's own files, each query in its own child process." },
+    ),
+    charts: Type.Object(
+      {
+        maxRows: Type.Integer({ minimum: 1, default: 5000, description: 'Rows a chart may bind at most; more is refused (CHART_TOO_LARGE) with a hint to aggregate in SQL first.' }),
+        maxMarks: Type.Integer({ minimum: 1, default: 20_000, description: 'Marks (bars, points, lines, labels) a rendered chart may hold at most.' }),
+        timeoutMs: Type.Integer({ minimum: 1, default: 20_000, description: 'Rendering longer than this is stopped (the worker thread is ended).' }),
+        scale: Type.Number({ minimum: 0.5, maximum: 4, default: 2, description: 'PNG pixels per SVG unit (2 gives a sharp image on high-density screens).' }),
+      },
+      { ...closed, description: 'build_chart: Vega-Lite rendered to SVG and PNG in a worker thread.' },
     ),
     demo: Type.Object(
       {

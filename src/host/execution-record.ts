@@ -10,8 +10,13 @@ export interface ExecutionRecord {
   tool: string;
   /** The arguments as the model wrote them (what the history keeps). */
   arguments: unknown;
-  /** For delegating calls: the tool and the expanded arguments that really ran. */
-  executed?: { tool: string; arguments: unknown; argsPath?: string };
+  /** For delegating calls: the tool and the expanded arguments that really ran (sha256: of the bytes sent, when approval was asked). */
+  executed?: { tool: string; arguments: unknown; argsPath?: string; sha256?: string };
+  /**
+   * For calls the policy asked the user about: the SHA-256 of the bytes approved and of the
+   * arguments that ran (equal, or the call was refused), their size, and where the full arguments were shown.
+   */
+  approval?: { sha256: string; executedSha256: string; bytes: number; shownInFull: boolean; argumentsFile?: string };
   startedAt: string;
   durationMs: number;
   outcome: 'ok' | 'error';

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import { authorize } from '../policy/authorize.js';
+import { approvedArguments, digestForApproval, sha256Hex } from '../policy/approval-digest.js';
+import { authorize, decide } from '../policy/authorize.js';
 import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
@@ -12,7 +13,7 @@ import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
-import { ExecutionRecordStore } from './execution-record.js';
+import { ExecutionRecordStore, type ExecutionRecord } from './execution-record.js';
 import { listingDependsOnConfig, listTool } from './list-tool.js';
 import type { ApprovalHandler, ApprovalRequest, Attachment, ExecuteContext, ListedTool, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
 import { ArgumentValidator } from './validate-arguments.js';
@@ -50,9 +51,10 @@ export interface HostOptions {
   spillNumbers?: SpillNumbers;
 }
 
-/** Filled by ToolContext.invoke: what a delegating call really ran. */
+/** Filled by ToolContext.invoke: what a delegating call really ran, and what the user approved. */
 interface Delegation {
   executed?: NonNullable<ToolOutput['executed']>;
+  approval?: ExecutionRecord['approval'];
 }
 
 /** Everything a ToolContext is built from. */
@@ -286,7 +288,17 @@ export class Host extends EventEmitter<HostEvents> {
     } catch (error) {
       const failure = toSpillwayError(error);
       this.emit('call', { tool: call.name, outcome: 'error', errorCode: failure.code, durationMs: 0, files: [] });
-      return { callId, tool: call.name, isError: true, text: failure.message, files: [], truncated: false, attachments: [], error: failure.toJSON(), durationMs: 0 };
+      return {
+        callId,
+        tool: call.name,
+        isError: true,
+        text: failure.message,
+        files: [],
+        truncated: false,
+        attachments: [],
+        error: failure.toJSON(),
+        durationMs: 0,
+      };
     }
 
     let output: ToolOutput | undefined;
@@ -333,7 +345,8 @@ export class Host extends EventEmitter<HostEvents> {
     const result: ExecuteResult = { callId, tool: call.name, isError, text: view.text, files: view.files, truncated: view.truncated, attachments, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;
-    if (failure !== undefined) result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
+    if (failure !== undefined)
+      result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
 
     this.records.append({
       callId,
@@ -342,6 +355,7 @@ export class Host extends EventEmitter<HostEvents> {
       tool: call.name,
       arguments: call.arguments ?? {},
       ...(executed === undefined ? {} : { executed }),
+      ...(delegation.approval === undefined ? {} : { approval: delegation.approval }),
       startedAt: started.toISOString(),
       durationMs: Math.round(durationMs * 1000) / 1000,
       outcome: isError ? 'error' : 'ok',
@@ -350,7 +364,13 @@ export class Host extends EventEmitter<HostEvents> {
       ...(attachments.length === 0 ? {} : { attachments: attachments.map((attachment) => attachment.path) }),
     });
     log.info(
-      { outcome: isError ? 'error' : 'ok', errorCode: failure?.code, durationMs: Math.round(durationMs), spillPath: view.spill?.path, truncated: view.truncated },
+      {
+        outcome: isError ? 'error' : 'ok',
+        errorCode: failure?.code,
+        durationMs: Math.round(durationMs),
+        spillPath: view.spill?.path,
+        truncated: view.truncated,
+      },
       'tool call',
     );
     for (const attachment of attachments) this.emit('attachment', { conversationId: context.conversationId, attachment });
@@ -380,14 +400,21 @@ export class Host extends EventEmitter<HostEvents> {
     }
   }
 
-  private async run(call: ToolCall, callId: string, context: ExecuteContext, sandbox: ConversationSandbox, log: Logger, delegation: Delegation): Promise<ToolOutput> {
+  private async run(
+    call: ToolCall,
+    callId: string,
+    context: ExecuteContext,
+    sandbox: ConversationSandbox,
+    log: Logger,
+    delegation: Delegation,
+  ): Promise<ToolOutput> {
     const tool = this.requireTool(call.name);
     const args = call.arguments ?? {};
     this.validator.validate(tool.name, args);
-    await this.authorizeCall(tool, args, context);
+    const approved = await this.authorizeCall(tool, args, { callId, context, sandbox, delegation });
     this.spillNumbers?.assertAvailable?.();
     const toolContext = this.toolContext({ callId, call: { tool: tool.name, arguments: args }, context, sandbox, log, depth: 0, delegation });
-    return await tool.handler(args as Record<string, unknown>, toolContext);
+    return await tool.handler(approved as Record<string, unknown>, toolContext);
   }
 
   private toolContext(scope: ToolScope): ToolContext {
@@ -406,12 +433,20 @@ export class Host extends EventEmitter<HostEvents> {
           throw new SpillwayError('DELEGATION_LOOP', 'A delegated tool may not delegate again; call the target tool directly.', { tool: name });
         }
         const target = this.requireTool(name);
-        const executed = { tool: name, arguments: args, ...(via.argsPath === undefined ? {} : { argsPath: via.argsPath }) };
+        const executed: NonNullable<ToolOutput['executed']> = {
+          tool: name,
+          arguments: args,
+          ...(via.argsPath === undefined ? {} : { argsPath: via.argsPath }),
+        };
         scope.delegation.executed = executed;
         this.validator.validate(target.name, args, via.argsPath);
-        await this.authorizeCall(target, args, context, { calledAs: scope.call, ...(via.sources === undefined ? {} : { sources: via.sources }) });
+        const approved = await this.authorizeCall(target, args, scope, {
+          calledAs: scope.call,
+          ...(via.sources === undefined ? {} : { sources: via.sources }),
+        });
+        if (scope.delegation.approval !== undefined) executed.sha256 = scope.delegation.approval.executedSha256;
         const inner = this.toolContext({ ...scope, log: log.child({ delegatedTo: name }), depth: depth + 1 });
-        const output = await target.handler(args as Record<string, unknown>, inner);
+        const output = await target.handler(approved as Record<string, unknown>, inner);
         return { ...output, executed };
       },
     };
@@ -425,12 +460,35 @@ export class Host extends EventEmitter<HostEvents> {
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });
   }
 
-  private async authorizeCall(tool: ToolDefinition, args: unknown, context: ExecuteContext, delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {}): Promise<void> {
-    await authorize({
-      policy: this.currentConfig.policy,
-      tool,
-      request: { tool: tool.name, arguments: args, conversationId: context.conversationId, ...delegated },
-      approvers: [context.approve, this.approve],
-    });
+  /**
+   * Applies the policy. For `ask`, the arguments' bytes are digested once
+   * (and saved under outputs/ when too large to show); the call then runs with
+   * the arguments parsed back from exactly those bytes, so what was approved
+   * is what is sent. Returns the arguments to run with.
+   */
+  private async authorizeCall(
+    tool: ToolDefinition,
+    args: unknown,
+    scope: Pick<ToolScope, 'callId' | 'context' | 'sandbox' | 'delegation'>,
+    delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {},
+  ): Promise<unknown> {
+    const { context } = scope;
+    const request: ApprovalRequest = { tool: tool.name, arguments: args, conversationId: context.conversationId, ...delegated };
+    const asks = decide(this.currentConfig.policy, tool) === 'ask' && (context.approve !== undefined || this.approve !== undefined);
+    if (asks) request.digest = await digestForApproval({ arguments: args, callId: scope.callId, tool: tool.name, sandbox: scope.sandbox });
+    await authorize({ policy: this.currentConfig.policy, tool, request, approvers: [context.approve, this.approve] });
+    if (request.digest === undefined) return args;
+    const { sha256, bytes, shownInFull, argumentsFile } = request.digest;
+    const approved = approvedArguments(request.digest);
+    // What runs is parsed from the approved bytes; its digest is checked once more, not assumed.
+    const executedSha256 = sha256Hex(JSON.stringify(approved));
+    if (executedSha256 !== sha256) {
+      throw new SpillwayError('APPROVAL_DECLINED', `The arguments for ${tool.name} changed after they were approved; the call was not run.`, {
+        tool: tool.name,
+        reason: 'changed',
+      });
+    }
+    scope.delegation.approval = { sha256, executedSha256, bytes, shownInFull, ...(argumentsFile === undefined ? {} : { argumentsFile }) };
+    return approved;
   }
 }

@@ -36,7 +36,7 @@ export interface ToolOutput {
   /** Files this call placed in outputs/. */
   attachments?: Attachment[];
   /** For delegating calls: the tool and arguments that really ran (kept in the execution record, not the history). */
-  executed?: { tool: string; arguments: unknown; argsPath?: string };
+  executed?: { tool: string; arguments: unknown; argsPath?: string; sha256?: string };
 }
 
 /** Who is calling and in which conversation; always from the request context, never from a tool argument. */

@@ -27,6 +27,7 @@ const mimeTypes: Record<string, string> = {
   html: 'text/html',
   js: 'text/javascript',
   zip: 'application/zip',
+  parquet: 'application/vnd.apache.parquet',
 };
 
 export function mimeTypeFor(name: string): string {

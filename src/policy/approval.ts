@@ -1,3 +1,5 @@
+import type { ApprovalDigest } from './approval-digest.js';
+
 /** Where part of a delegating call's expanded arguments came from, for the approval prompt. */
 export interface ArgumentSource {
   /** JSON Pointer into the expanded arguments ("" = the whole object). */
@@ -15,6 +17,8 @@ export interface ApprovalRequest {
   /** Delegating calls: which file (or the model's overrides) each part of `arguments` came from; the most specific pointer wins. */
   sources?: ArgumentSource[];
   conversationId: string;
+  /** The exact bytes that will be sent, their SHA-256, and where the full arguments are when too large to show (set by the host). */
+  digest?: ApprovalDigest;
 }
 
 /** true approves; false (or a thrown error) declines. */

@@ -1,10 +1,10 @@
-import { lstat, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
-import path from 'node:path';
+import { lstatSync, mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { conversationFolders, expiredLogName } from '../sandbox/index.js';
 import { recordExpired, type ExpiredEntry } from './expired-log.js';
 import type { Pacer } from './pacer.js';
 import type { ConversationPlan, PlannedFile } from './plan-conversation.js';
-import { removeIfUnchanged, type RemoveOutcome } from './remove-file.js';
+import { removeInFolder, type RemoveOutcome } from './remove-file.js';
+import { SweepFolders } from './sweep-folders.js';
 import { addTo, emptyTally, type SweepProblem, type Tally } from './sweep-report.js';
 
 /** What removing one conversation's planned files did. */
@@ -30,15 +30,34 @@ export interface ApplyOptions {
  * Removes what {@link planConversation} chose. Each file is checked again just
  * before it goes: one that vanished or changed (someone rewrote it, so it is
  * no longer old) is skipped, not an error; its sidecar stays with it. Removed
- * files are recorded in the conversation's .expired.jsonl.
+ * files are recorded in the conversation's .expired.jsonl. Every removal
+ * goes through its folder opened and checked again (SweepFolders): a folder
+ * swapped for a symlink, or outputs/ moved in, skips its files.
  */
 export async function applyPlan(plan: ConversationPlan, options: ApplyOptions): Promise<AppliedPlan> {
-  const applied: AppliedPlan = { deleted: emptyTally(), skipped: emptyTally(), errors: emptyTally(), foldersRemoved: 0, conversationRemoved: false, problems: [], removed: [] };
+  const folders = new SweepFolders(plan.dir);
+  try {
+    return await applyIn(plan, options, folders);
+  } finally {
+    folders.closeAll();
+  }
+}
+
+async function applyIn(plan: ConversationPlan, options: ApplyOptions, folders: SweepFolders): Promise<AppliedPlan> {
+  const applied: AppliedPlan = {
+    deleted: emptyTally(),
+    skipped: emptyTally(),
+    errors: emptyTally(),
+    foldersRemoved: 0,
+    conversationRemoved: false,
+    problems: [],
+    removed: [],
+  };
   const expired: ExpiredEntry[] = [];
   const expiredAt = options.now.toISOString();
 
   const removeOne = (file: PlannedFile): RemoveOutcome['outcome'] => {
-    const result = removeIfUnchanged(file);
+    const result = removeInFolder(folders, file.relative, file);
     if (result.outcome === 'removed') {
       addTo(applied.deleted, file.size);
       applied.removed.push(file.relative);
@@ -65,15 +84,23 @@ export async function applyPlan(plan: ConversationPlan, options: ApplyOptions): 
 
   if (expired.length > 0) {
     try {
-      recordExpired(plan.dir, expired, { now: options.now, keepMs: options.expiredLogKeepMs });
+      recordExpired(folders, expired, { now: options.now, keepMs: options.expiredLogKeepMs });
     } catch (error) {
-      applied.problems.push({ path: `${plan.id}/${expiredLogName}`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: `could not record expired files: ${(error as Error).message}` });
+      applied.problems.push({
+        path: `${plan.id}/${expiredLogName}`,
+        code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN',
+        message: `could not record expired files: ${(error as Error).message}`,
+      });
     }
   }
 
   for (const folder of plan.folders) {
     try {
-      await rmdir(path.join(plan.dir, folder));
+      const slash = folder.lastIndexOf('/');
+      const parent = slash < 0 ? undefined : folders.folder(folder.slice(0, slash));
+      // rmdir never follows the last name; the parent is the opened, checked folder.
+      if (parent === undefined) continue;
+      rmdirSync(parent.entry(folder.slice(slash + 1)));
       applied.foldersRemoved += 1;
       applied.removed.push(`${folder}/`);
     } catch (error) {
@@ -85,7 +112,7 @@ export async function applyPlan(plan: ConversationPlan, options: ApplyOptions): 
     }
   }
 
-  if (plan.removeConversation) applied.conversationRemoved = await removeIdleConversation(plan.dir);
+  if (plan.removeConversation) applied.conversationRemoved = removeIdleConversation(plan.dir, folders);
   return applied;
 }
 
@@ -94,28 +121,60 @@ export async function applyPlan(plan: ConversationPlan, options: ApplyOptions): 
  * to be empty (the conversation came back to life), the ones already removed
  * are put back and the folder stays.
  */
-async function removeIdleConversation(dir: string): Promise<boolean> {
+function removeIdleConversation(dir: string, folders: SweepFolders): boolean {
+  const conversation = folders.conversation();
+  if (conversation === undefined) return false;
   const removed: string[] = [];
+  const putBack = () => {
+    for (const name of removed) {
+      try {
+        mkdirSync(conversation.entry(name));
+      } catch {
+        // made again by the conversation meanwhile
+      }
+    }
+  };
   for (const folder of conversationFolders) {
     try {
-      await rmdir(path.join(dir, folder));
+      rmdirSync(conversation.entry(folder));
       removed.push(folder);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      await Promise.all(removed.map((name) => mkdir(path.join(dir, name)).catch(() => undefined)));
+      putBack();
       return false;
     }
   }
-  const log = path.join(dir, expiredLogName);
-  const info = await lstat(log).catch(() => undefined);
-  if (info !== undefined && (info.isFile() || info.isSymbolicLink())) await unlink(log).catch(() => undefined);
+  const log = conversation.entry(expiredLogName);
+  const info = lstatSync(log, { throwIfNoEntry: false });
+  if (info !== undefined && (info.isFile() || info.isSymbolicLink())) {
+    try {
+      unlinkSync(log);
+    } catch {
+      // gone already
+    }
+  }
+  folders.closeAll();
   try {
-    await rmdir(dir);
+    // The root is the checked sandbox root; rmdir never follows a symlink in the conversation's place.
+    rmdirSync(dir);
     return true;
   } catch {
     // Something new appeared: give it its folders back.
-    const left = await readdir(dir).catch(() => undefined);
-    if (left !== undefined) await Promise.all(removed.map((name) => mkdir(path.join(dir, name)).catch(() => undefined)));
+    const again = new SweepFolders(dir);
+    try {
+      const folder = again.conversation();
+      if (folder !== undefined) {
+        for (const name of removed) {
+          try {
+            mkdirSync(folder.entry(name));
+          } catch {
+            // made again meanwhile
+          }
+        }
+      }
+    } finally {
+      again.closeAll();
+    }
     return false;
   }
 }

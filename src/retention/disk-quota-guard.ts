@@ -21,8 +21,9 @@ export interface QuotaStats {
  * are written. It keeps a running total (measured once, then increased by each
  * spill and measured again in the background every minute, since exports and
  * scripts write too); only when the total passes a limit does it measure
- * exactly and evict the oldest non-output files. The spill just written is
- * never evicted. One guard per host (installDiskQuota); calls are serialized.
+ * exactly and evict the oldest non-output files of the conversation that
+ * wrote (never another conversation's). The spill just written is never
+ * evicted. One guard per host (installDiskQuota); calls are serialized.
  */
 export class DiskQuotaGuard {
   private total: number | undefined;
@@ -66,7 +67,13 @@ export class DiskQuotaGuard {
     return stats;
   }
 
-  private async check(input: { conversationId: string; written: readonly string[]; limits: QuotaLimits; retentionDays: number; logger: Logger }): Promise<void> {
+  private async check(input: {
+    conversationId: string;
+    written: readonly string[];
+    limits: QuotaLimits;
+    retentionDays: number;
+    logger: Logger;
+  }): Promise<void> {
     const { limits, conversationId } = input;
     if (!hasQuota(limits)) return;
     const nowMs = this.now().getTime();
@@ -77,7 +84,11 @@ export class DiskQuotaGuard {
       if (this.total === undefined) return;
     } else {
       let added = 0;
-      for (const file of input.written) added += await lstat(file).then((info) => info.size, () => 0);
+      for (const file of input.written)
+        added += await lstat(file).then(
+          (info) => info.size,
+          () => 0,
+        );
       this.total += added;
       this.byConversation.set(conversationId, (this.byConversation.get(conversationId) ?? 0) + added);
       if (nowMs - this.measuredAt > remeasureAfterMs) this.remeasureInBackground(input.logger);
@@ -97,7 +108,8 @@ export class DiskQuotaGuard {
       this.byConversation.set(conversationId, conversation.bytes);
     }
     const protect = new Set(input.written);
-    const choice = chooseEvictions(usage, limits, protect);
+    // Only the writing conversation pays for its writes; another conversation's files are never evicted here.
+    const choice = chooseEvictions(usage, limits, protect, conversationId);
     const result = await evictFiles(this.root, choice.files, { now: this.now(), expiredLogKeepMs: Math.max(4 * input.retentionDays * dayMs, 30 * dayMs) });
     addTo(this.evicted, result.evicted.bytes, result.evicted.files);
     if (this.total !== undefined) this.total -= result.evicted.bytes;
@@ -107,13 +119,22 @@ export class DiskQuotaGuard {
     if (result.evicted.files > 0) {
       this.lastEvictionAt = this.now().toISOString();
       input.logger.info(
-        { evictedFiles: result.evicted.files, evictedBytes: result.evicted.bytes, bytesAfter: this.total, maxBytes: limits.maxBytes, maxBytesPerConversation: limits.maxBytesPerConversation },
+        {
+          evictedFiles: result.evicted.files,
+          evictedBytes: result.evicted.bytes,
+          bytesAfter: this.total,
+          maxBytes: limits.maxBytes,
+          maxBytesPerConversation: limits.maxBytesPerConversation,
+        },
         'disk quota: evicted the oldest files',
       );
     }
     if (choice.bytesAfter > limits.maxBytes && limits.maxBytes > 0) {
       this.quietUntil = nowMs + remeasureAfterMs;
-      input.logger.warn({ bytes: choice.bytesAfter, maxBytes: limits.maxBytes }, 'disk quota still exceeded: only outputs/ and the newest spill are left, and those are never evicted');
+      input.logger.warn(
+        { bytes: choice.bytesAfter, maxBytes: limits.maxBytes, conversationId },
+        "disk quota still exceeded: this conversation has only outputs/ and its newest spill left, and other conversations' files are never evicted for it",
+      );
     }
     if (result.problems.length > 0) input.logger.warn({ problems: result.problems.slice(0, 20) }, 'disk quota: some files could not be evicted');
   }

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { conversationFolders, expiredLogName, expiringFolders, isTempName, metadataSuffix } from '../sandbox/index.js';
+import { conversationFolders, expiredLogName, expiringFolders, isTempName, metadataSuffix, PinnedFolder } from '../sandbox/index.js';
+import { SpillwayError } from '../errors.js';
 import type { Pacer } from './pacer.js';
 import { listedFile, type ListedFile } from './remove-file.js';
 import { addTo, emptyTally, type SweepProblem, type Tally } from './sweep-report.js';
@@ -63,14 +64,24 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
   /** Plans one folder: would it be left empty, and does the sweep remove anything in it? */
   const planFolder = async (absolute: string, relative: string): Promise<{ emptied: boolean; removes: boolean }> => {
     let names: string[];
+    // Listed through the opened folder, checked to be the one at this path: a folder swapped
+    // for a symlink since its parent was listed is skipped, never followed.
+    let folder: PinnedFolder | undefined;
     try {
-      names = readdirSync(absolute);
+      folder = PinnedFolder.openSync(absolute);
+      names = readdirSync(folder.entry(''));
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+      folder?.closeSync();
+      const code = SpillwayError.is(error) ? 'FOLDER_REPLACED' : ((error as NodeJS.ErrnoException).code ?? 'UNKNOWN');
       if (code === 'ENOENT') return { emptied: true, removes: false };
-      addTo(plan.errors, 0);
       addTo(plan.scanned, 0);
-      problem(relative, code, `cannot list the folder: ${(error as Error).message}`);
+      if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'FOLDER_REPLACED') {
+        addTo(plan.skipped, 0);
+        problem(relative, 'SYMLINK_FOLDER', 'was replaced (by a symlink?) while the sweep ran; not followed, not swept');
+      } else {
+        addTo(plan.errors, 0);
+        problem(relative, code, `cannot list the folder: ${(error as Error).message}`);
+      }
       return { emptied: false, removes: false };
     }
     let emptied = true;
@@ -83,7 +94,7 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
       const childRelative = `${relative}/${name}`;
       let stats: Stats | undefined;
       try {
-        stats = lstatSync(child, { throwIfNoEntry: false });
+        stats = lstatSync(folder.entry(name), { throwIfNoEntry: false });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
         addTo(plan.scanned, 0);
@@ -101,6 +112,7 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
       } else if (stats.isDirectory()) folders.push({ absolute: child, relative: childRelative, stats });
       else files.set(name, { absolute: child, stats });
     }
+    folder.closeSync();
 
     for (const folder of folders) {
       const inner = await planFolder(folder.absolute, folder.relative);
@@ -148,7 +160,11 @@ export async function planConversation(options: PlanOptions): Promise<Conversati
       // Never follow a symlinked (or replaced) fixed folder: whatever it points at is not ours.
       addTo(plan.scanned, 0);
       addTo(plan.skipped, 0);
-      problem(folder, info.isSymbolicLink() ? 'SYMLINK_FOLDER' : 'NOT_A_FOLDER', info.isSymbolicLink() ? 'is a symlink; not followed, not swept' : 'is not a folder; not swept');
+      problem(
+        folder,
+        info.isSymbolicLink() ? 'SYMLINK_FOLDER' : 'NOT_A_FOLDER',
+        info.isSymbolicLink() ? 'is a symlink; not followed, not swept' : 'is not a folder; not swept',
+      );
     }
   }
   plan.removeConversation = plan.scanned.files === 0 && isIdleAndEmpty(dir, top, options.cutoffMs);

@@ -3,7 +3,8 @@ import type { Config } from '../config/schema.js';
 import { metadataSuffix } from '../sandbox/index.js';
 import { recordExpired, type ExpiredEntry } from './expired-log.js';
 import { oldestFirst, type EvictableFile, type SandboxUsage } from './disk-usage.js';
-import { removeIfUnchanged, type ListedFile } from './remove-file.js';
+import { removeInFolder, type ListedFile } from './remove-file.js';
+import { SweepFolders } from './sweep-folders.js';
 import { addTo, emptyTally, type SweepProblem, type Tally } from './sweep-report.js';
 
 /** retention.maxBytes and retention.maxBytesPerConversation; 0 means no limit. */
@@ -19,9 +20,16 @@ export function hasQuota(limits: QuotaLimits | undefined): limits is QuotaLimits
  * sandbox is over its limit, the oldest files of any conversation. Only files
  * in results/, errors/, args/ and scripts/ are ever chosen (outputs/ counts
  * toward the size but is never evicted), and never a protected path (the
- * spill just written). Returns the choice and the bytes left after it.
+ * spill just written). With `onlyConversation` (a spill's own quota check),
+ * only that conversation's files are chosen: one conversation's writes never
+ * evict another conversation's files. Returns the choice and the bytes left.
  */
-export function chooseEvictions(usage: SandboxUsage, limits: QuotaLimits, protect: ReadonlySet<string> = new Set()): { files: EvictableFile[]; bytesAfter: number } {
+export function chooseEvictions(
+  usage: SandboxUsage,
+  limits: QuotaLimits,
+  protect: ReadonlySet<string> = new Set(),
+  onlyConversation?: string,
+): { files: EvictableFile[]; bytesAfter: number } {
   const chosen: EvictableFile[] = [];
   const taken = new Set<EvictableFile>();
   let total = usage.bytes;
@@ -35,6 +43,7 @@ export function chooseEvictions(usage: SandboxUsage, limits: QuotaLimits, protec
 
   if (limits.maxBytesPerConversation > 0) {
     for (const conversation of usage.conversations.values()) {
+      if (onlyConversation !== undefined && conversation.id !== onlyConversation) continue;
       let bytes = conversation.bytes;
       for (const file of conversation.evictable) {
         if (bytes <= limits.maxBytesPerConversation) break;
@@ -43,7 +52,10 @@ export function chooseEvictions(usage: SandboxUsage, limits: QuotaLimits, protec
     }
   }
   if (limits.maxBytes > 0 && total > limits.maxBytes) {
-    const everyone = [...usage.conversations.values()].flatMap((conversation) => conversation.evictable).sort(oldestFirst);
+    const everyone = [...usage.conversations.values()]
+      .filter((conversation) => onlyConversation === undefined || conversation.id === onlyConversation)
+      .flatMap((conversation) => conversation.evictable)
+      .sort(oldestFirst);
     for (const file of everyone) {
       if (total <= limits.maxBytes) break;
       if (allowed(file)) take(file);
@@ -70,11 +82,35 @@ export async function evictFiles(root: string, files: readonly EvictableFile[], 
   const result: EvictionResult = { evicted: emptyTally(), skipped: emptyTally(), errors: emptyTally(), problems: [], removed: [] };
   const expired = new Map<string, ExpiredEntry[]>();
   const expiredAt = options.now.toISOString();
+  const opened = new Map<string, SweepFolders>();
+  const foldersOf = (id: string) => {
+    let folders = opened.get(id);
+    if (folders === undefined) {
+      folders = new SweepFolders(path.join(root, id));
+      opened.set(id, folders);
+    }
+    return folders;
+  };
+  try {
+    return evictWith(files, foldersOf, expired, expiredAt, options, result);
+  } finally {
+    for (const folders of opened.values()) folders.closeAll();
+  }
+}
+
+function evictWith(
+  files: readonly EvictableFile[],
+  foldersOf: (id: string) => SweepFolders,
+  expired: Map<string, ExpiredEntry[]>,
+  expiredAt: string,
+  options: { now: Date; expiredLogKeepMs: number },
+  result: EvictionResult,
+): EvictionResult {
   for (const file of files) {
     const parts: { listed: ListedFile; relative: string }[] = [{ listed: file, relative: file.relative }];
     if (file.sidecar !== undefined) parts.push({ listed: file.sidecar, relative: `${file.relative}${metadataSuffix}` });
     for (const [index, part] of parts.entries()) {
-      const outcome = removeIfUnchanged(part.listed);
+      const outcome = removeInFolder(foldersOf(file.conversationId), part.relative, part.listed);
       if (outcome.outcome === 'removed') {
         addTo(result.evicted, part.listed.size);
         result.removed.push(`${file.conversationId}/${part.relative}`);
@@ -98,7 +134,7 @@ export async function evictFiles(root: string, files: readonly EvictableFile[], 
   }
   for (const [id, entries] of expired) {
     try {
-      recordExpired(path.join(root, id), entries, { now: options.now, keepMs: options.expiredLogKeepMs });
+      recordExpired(foldersOf(id), entries, { now: options.now, keepMs: options.expiredLogKeepMs });
     } catch (error) {
       result.problems.push({ path: `${id}/.expired.jsonl`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: (error as Error).message });
     }

@@ -35,7 +35,10 @@ export async function startRuntime(options: StartRuntimeOptions = {}): Promise<R
   await startUpstreams(host);
   // Retention: the scheduled sweep (+ /healthz "retention"); watchers: outputs/ and the config file (hot reload).
   // A fleet (coordination.redis) sweeps under a Redis lease; one process under the pid file lock.
-  const lock = coordinator === undefined ? undefined : leaseSweepLock(coordinator, { leaseMs: config.coordination.sweepLeaseMs, logger: logger.child({ component: 'retention' }) });
+  const lock =
+    coordinator === undefined
+      ? undefined
+      : leaseSweepLock(coordinator, { leaseMs: config.coordination.sweepLeaseMs, logger: logger.child({ component: 'retention' }) });
   const retention = startRetention(host, { quota, ...(lock === undefined ? {} : { lock }) });
   const configFile = options.config === undefined ? (options.configFile ?? (process.env.SPILLWAY_CONFIG || undefined)) : undefined;
   await startWatchers(host, { configFile, onConfigApplied: (next) => retention.applyConfig(next) });

@@ -3,6 +3,7 @@ import { constants, type WriteStream } from 'node:fs';
 import { link, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
+import { PinnedFolder } from './pinned-folder.js';
 
 const exclusiveCreate = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
@@ -16,6 +17,32 @@ export interface PublishOptions {
   nextName?: (attempt: number) => string;
 }
 
+export interface CreateOptions {
+  /**
+   * The final folder is a real sandbox path: open it once (no symlink on the
+   * way) and create, name and remove through the opened folder, so a folder
+   * swapped for a symlink meanwhile cannot redirect the bytes. Default true;
+   * false only for paths an operator chose outside any sandbox (CLI export).
+   */
+  pinFolder?: boolean;
+}
+
+/** Where a file's names live: an opened, checked folder, or (pinFolder false) a plain path. */
+interface Place {
+  /** The path to use for a name in the folder. */
+  at(name: string): string;
+  /** The real path to report for a name. */
+  real(name: string): string;
+  close(): Promise<void>;
+}
+
+async function placeOf(finalPath: string, options: CreateOptions): Promise<Place> {
+  const dir = path.dirname(finalPath);
+  if (options.pinFolder === false) return { at: (name) => path.join(dir, name), real: (name) => path.join(dir, name), close: async () => undefined };
+  const folder = await PinnedFolder.open(dir);
+  return { at: (name) => folder.entry(name), real: (name) => folder.realPath(name), close: () => folder.close() };
+}
+
 export interface PendingFile {
   readonly tempPath: string;
   readonly stream: WriteStream;
@@ -26,7 +53,7 @@ export interface PendingFile {
 }
 
 function tempNameFor(finalPath: string): string {
-  return path.join(path.dirname(finalPath), `.${path.basename(finalPath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  return `.${path.basename(finalPath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
 /** Tells whether a file name is one of our temporary names (retention and listings skip them). */
@@ -39,9 +66,17 @@ export function isTempName(name: string): boolean {
  * exclusively (never through a symlink) in the same folder, and only `commit`
  * gives the file its real name. A crash leaves at most a temporary file.
  */
-export async function createPendingFile(finalPath: string): Promise<PendingFile> {
-  const tempPath = tempNameFor(finalPath);
-  const handle = await open(tempPath, exclusiveCreate, 0o644);
+export async function createPendingFile(finalPath: string, options: CreateOptions = {}): Promise<PendingFile> {
+  const place = await placeOf(finalPath, options);
+  const tempName = tempNameFor(finalPath);
+  const tempAt = place.at(tempName);
+  let handle;
+  try {
+    handle = await open(tempAt, exclusiveCreate, 0o644);
+  } catch (error) {
+    await place.close();
+    throw error;
+  }
   const stream = handle.createWriteStream({ highWaterMark: 1 << 16 });
   let settled = false;
   const closed = new Promise<void>((resolve, reject) => {
@@ -50,18 +85,20 @@ export async function createPendingFile(finalPath: string): Promise<PendingFile>
   });
   closed.catch(() => undefined);
   return {
-    tempPath,
+    tempPath: place.real(tempName),
     stream,
-    async commit(options = {}) {
+    async commit(publishOptions = {}) {
       if (settled) throw new Error('pending file already settled');
       settled = true;
       try {
         if (!stream.writableEnded) stream.end();
         await closed;
-        return await publish(tempPath, finalPath, options);
+        return await publish(place, tempAt, finalPath, publishOptions);
       } catch (error) {
-        await unlink(tempPath).catch(() => undefined);
+        await unlink(tempAt).catch(() => undefined);
         throw error;
+      } finally {
+        await place.close();
       }
     },
     async abort() {
@@ -69,7 +106,8 @@ export async function createPendingFile(finalPath: string): Promise<PendingFile>
       settled = true;
       stream.destroy();
       await closed.catch(() => undefined);
-      await unlink(tempPath).catch(() => undefined);
+      await unlink(tempAt).catch(() => undefined);
+      await place.close();
     },
   };
 }
@@ -78,23 +116,28 @@ export async function createPendingFile(finalPath: string): Promise<PendingFile>
 export async function writeFileAtomic(
   finalPath: string,
   data: string | Uint8Array,
-  options: PublishOptions = {},
+  options: PublishOptions & CreateOptions = {},
 ): Promise<string> {
-  const tempPath = tempNameFor(finalPath);
-  const handle = await open(tempPath, exclusiveCreate, 0o644);
+  const place = await placeOf(finalPath, options);
   try {
-    await handle.writeFile(data);
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await unlink(tempPath).catch(() => undefined);
-    throw error;
-  }
-  await handle.close();
-  try {
-    return await publish(tempPath, finalPath, options);
-  } catch (error) {
-    await unlink(tempPath).catch(() => undefined);
-    throw error;
+    const tempAt = place.at(tempNameFor(finalPath));
+    const handle = await open(tempAt, exclusiveCreate, 0o644);
+    try {
+      await handle.writeFile(data);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await unlink(tempAt).catch(() => undefined);
+      throw error;
+    }
+    await handle.close();
+    try {
+      return await publish(place, tempAt, finalPath, options);
+    } catch (error) {
+      await unlink(tempAt).catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await place.close();
   }
 }
 
@@ -104,17 +147,19 @@ export async function writeFileAtomic(
  * fails if the name is taken, so an existing file is never replaced; with
  * `pickFreeName`, "name (2).ext", "name (3).ext", ... are tried instead.
  */
-async function publish(tempPath: string, finalPath: string, options: PublishOptions): Promise<string> {
+async function publish(place: Place, tempAt: string, finalPath: string, options: PublishOptions): Promise<string> {
+  const name = path.basename(finalPath);
   if (options.overwrite) {
-    await rename(tempPath, finalPath);
-    return finalPath;
+    await rename(tempAt, place.at(name));
+    return place.real(name);
   }
   for (let attempt = 1; attempt <= 1000; attempt += 1) {
-    const candidate = attempt === 1 ? finalPath : options.nextName ? options.nextName(attempt) : numberedName(finalPath, attempt);
+    // Other names stay in the same folder: only their last component is used.
+    const candidate = path.basename(attempt === 1 ? finalPath : options.nextName ? options.nextName(attempt) : numberedName(finalPath, attempt));
     try {
-      await link(tempPath, candidate);
-      await unlink(tempPath);
-      return candidate;
+      await link(tempAt, place.at(candidate));
+      await unlink(tempAt);
+      return place.real(candidate);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       if (!options.pickFreeName && !options.nextName) {

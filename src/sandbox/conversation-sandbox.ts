@@ -1,15 +1,21 @@
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readFile, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
 import { writeFileAtomic, type PublishOptions } from './atomic-write.js';
 import { checkRelativePath } from './check-path.js';
 import { assertConversationId, conversationFolders, isConversationFolder, type ConversationFolder } from './layout.js';
+import { isRedirectRefusal, PinnedFolder } from './pinned-folder.js';
+import { readBounded } from './read-bounded.js';
+import { readSidecar } from './read-sidecar.js';
 
 const readFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** Name of the log the retention sweep appends to, so a swept path gets "expired", not "not found". */
 export const expiredLogName = '.expired.jsonl';
+
+/** The sweep compacts the log past 512 KiB; a larger one is not ours to parse on every miss. */
+const maxExpiredLogBytes = 4 * 1024 * 1024;
 
 export interface ResolvedPath {
   /** The path as the model should see it: relative to the conversation folder, "/"-separated. */
@@ -53,11 +59,23 @@ export class ConversationSandbox {
     if (options.recheck) this.ready = undefined;
     this.ready ??= (async () => {
       await mkdir(this.dir, { recursive: true });
-      const info = await lstat(this.dir);
-      if (!info.isDirectory()) {
-        throw new SpillwayError('SANDBOX_ROOT_INVALID', `The conversation folder ${this.dir} is not a plain folder (a symlink?).`);
+      // The sub-folders are made inside the opened conversation folder, never through a symlink in its place.
+      const folder = await PinnedFolder.open(this.dir).catch((error: unknown) => {
+        throw isRedirectRefusal(error)
+          ? new SpillwayError('SANDBOX_ROOT_INVALID', `The conversation folder ${this.dir} is not a plain folder (a symlink?).`, { folder: this.dir })
+          : error;
+      });
+      try {
+        await Promise.all(
+          conversationFolders.map((name) =>
+            mkdir(folder.entry(name)).catch((error: NodeJS.ErrnoException) => {
+              if (error.code !== 'EEXIST') throw error;
+            }),
+          ),
+        );
+      } finally {
+        await folder.close();
       }
-      await Promise.all(conversationFolders.map((folder) => mkdir(path.join(this.dir, folder), { recursive: true })));
     })();
     this.ready.catch(() => {
       this.ready = undefined;
@@ -148,7 +166,9 @@ export class ConversationSandbox {
           { path: file.relative, bytes: file.stats.size, maxBytes: options.maxBytes },
         );
       }
-      return { relative: file.relative, data: await file.handle.readFile() };
+      const data =
+        options.maxBytes === undefined ? await file.handle.readFile() : await readBounded(file.handle, { maxBytes: options.maxBytes, name: file.relative });
+      return { relative: file.relative, data };
     } finally {
       await file.handle.close();
     }
@@ -163,39 +183,61 @@ export class ConversationSandbox {
     if (segments.length === 0) throw notAFile(String(input), 'the conversation folder');
     await this.ensure();
     const parentSegments = segments.slice(0, -1);
-    let dir = this.dir;
-    for (const segment of parentSegments) {
-      dir = path.join(dir, segment);
-      const info = await lstat(dir).catch((error: NodeJS.ErrnoException) => {
+    const name = segments[segments.length - 1] as string;
+    // Each folder on the way is opened and checked (PinnedFolder), and the next one is looked up,
+    // made or followed inside the opened one: a folder swapped for a symlink meanwhile is refused.
+    let folder = await this.pin(this.dir, String(input));
+    try {
+      for (const segment of parentSegments) {
+        const entry = folder.entry(segment);
+        const info = await lstat(entry).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined;
+          throw this.fsFailure(String(input), error);
+        });
+        let next = folder.realPath(segment);
+        if (info === undefined) {
+          await mkdir(entry).catch((error: NodeJS.ErrnoException) => {
+            if (error.code !== 'EEXIST') throw this.fsFailure(String(input), error);
+          });
+        } else if (info.isSymbolicLink()) {
+          // A dangling or looping link, or one leading out, is refused rather than created through.
+          next = await realpath(entry).catch((error: NodeJS.ErrnoException) => {
+            throw error.code === 'ENOENT' ? notAFile(String(input), `"${segment}" is a dangling symlink`) : this.fsFailure(String(input), error);
+          });
+          this.assertInside(next, String(input));
+          const target = await stat(next).catch((error: NodeJS.ErrnoException) => {
+            throw this.fsFailure(String(input), error);
+          });
+          if (!target.isDirectory()) throw notAFile(String(input), `"${segment}" is a file, not a folder`);
+        } else if (!info.isDirectory()) {
+          throw notAFile(String(input), `"${segment}" is a file, not a folder`);
+        }
+        const inner = await this.pin(next, String(input));
+        await folder.close();
+        folder = inner;
+      }
+      const existing = await lstat(folder.entry(name)).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return undefined;
         throw this.fsFailure(String(input), error);
       });
-      if (info === undefined) {
-        await mkdir(dir).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw this.fsFailure(String(input), error);
-        });
-      } else if (info.isSymbolicLink()) {
-        // A dangling or looping link, or one leading out, is refused rather than created through.
-        const target = await realpath(dir).catch((error: NodeJS.ErrnoException) => {
-          throw error.code === 'ENOENT' ? notAFile(String(input), `"${segment}" is a dangling symlink`) : this.fsFailure(String(input), error);
-        });
-        this.assertInside(target, String(input));
-        if (!(await stat(target)).isDirectory()) throw notAFile(String(input), `"${segment}" is a file, not a folder`);
-        dir = target;
-      } else if (!info.isDirectory()) {
-        throw notAFile(String(input), `"${segment}" is a file, not a folder`);
+      if (existing !== undefined && !existing.isFile()) {
+        throw notAFile(String(input), existing.isSymbolicLink() ? 'a symlink' : 'not a regular file');
       }
+      return { relative: segments.join('/'), absolute: folder.realPath(name) };
+    } finally {
+      await folder.close();
     }
-    const name = segments[segments.length - 1] as string;
-    const absolute = path.join(dir, name);
-    const existing = await lstat(absolute).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw this.fsFailure(String(input), error);
-    });
-    if (existing !== undefined && !existing.isFile()) {
-      throw notAFile(String(input), existing.isSymbolicLink() ? 'a symlink' : 'not a regular file');
+  }
+
+  /** Opens and checks a folder inside the conversation; a redirect becomes PATH_ESCAPES. */
+  private async pin(real: string, input: string): Promise<PinnedFolder> {
+    this.assertInside(real, input);
+    try {
+      return await PinnedFolder.open(real);
+    } catch (error) {
+      if (isRedirectRefusal(error)) throw this.escapes(input);
+      throw this.fsFailure(input, error as NodeJS.ErrnoException);
     }
-    return { relative: segments.join('/'), absolute };
   }
 
   /** Writes a whole file atomically at a model-supplied path. */
@@ -206,6 +248,7 @@ export class ConversationSandbox {
   ): Promise<ResolvedPath> {
     const target = await this.resolveForWrite(input, options);
     const finalPath = await writeFileAtomic(target.absolute, data, options).catch((error: unknown) => {
+      if (isRedirectRefusal(error)) throw this.escapes(String(input));
       throw SpillwayError.is(error) ? error : this.fsFailure(String(input), error as NodeJS.ErrnoException);
     });
     return { relative: this.relativeOf(finalPath), absolute: finalPath };
@@ -274,7 +317,7 @@ export class ConversationSandbox {
   }
 
   private async expiredAt(relative: string): Promise<string | undefined> {
-    const log = await readFile(path.join(this.dir, expiredLogName), 'utf8').catch(() => '');
+    const log = (await readSidecar(path.join(this.dir, expiredLogName), maxExpiredLogBytes)) ?? '';
     let found: string | undefined;
     for (const line of log.split('\n')) {
       if (!line.includes(relative)) continue;

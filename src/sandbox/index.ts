@@ -1,5 +1,8 @@
 export { SandboxRoot } from './sandbox-root.js';
 export { ConversationSandbox, expiredLogName, type OpenedFile, type ResolvedPath, type PathRules } from './conversation-sandbox.js';
 export { checkRelativePath } from './check-path.js';
-export { createPendingFile, writeFileAtomic, isTempName, numberedName, type PendingFile, type PublishOptions } from './atomic-write.js';
+export { createPendingFile, writeFileAtomic, isTempName, numberedName, type CreateOptions, type PendingFile, type PublishOptions } from './atomic-write.js';
 export * from './layout.js';
+export { PinnedFolder, isRedirectRefusal } from './pinned-folder.js';
+export { readSidecar } from './read-sidecar.js';
+export { readBounded } from './read-bounded.js';

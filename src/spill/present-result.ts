@@ -4,7 +4,9 @@ import { elementSlices } from './element-slices.js';
 import { jsonPrefix } from './json-prefix.js';
 import { shortenError } from './shorten-error.js';
 import type { SpillRef } from './spill-ref.js';
-import { ColumnTracker, detectTable } from './table.js';
+import { TableProfiler } from './profile.js';
+import { describeProfile } from './profile-text.js';
+import { detectTable } from './table.js';
 import type { Unwrapped } from './unwrap.js';
 import { wholeLinePrefix, wholeRecordPrefix } from './whole-record-prefix.js';
 import { writeSpill, type SpillContent, type SpillNumbers } from './write-spill.js';
@@ -169,13 +171,14 @@ function renderText(text: string): Rendered {
 function renderJson(value: unknown, source?: string): Rendered {
   const table = detectTable(value);
   if (table !== undefined) {
-    const tracker = new ColumnTracker();
+    // The profile is gathered in the same pass that prepares each row for the file.
+    const profiler = new TableProfiler();
     // Rows that arrived as JSON text keep their own text (one line each); serializing
     // every row again was the largest cost of a big spill.
     const slices = source === undefined ? undefined : elementSlices(source, table.envelope?.rowsKey);
     const reuse = slices !== undefined && slices.length === table.rows.length ? slices : undefined;
     const lines = table.rows.map((row, index) => {
-      tracker.add(row);
+      profiler.add(row);
       const slice = reuse?.[index];
       return slice ?? JSON.stringify(row);
     });
@@ -193,7 +196,8 @@ function renderJson(value: unknown, source?: string): Rendered {
       for (const line of lines) bytes += utf8Length(line);
       return bytes;
     };
-    const content: SpillContent = { format: 'jsonl', lines, columns: tracker.columns, columnTypes: tracker.columnTypes };
+    const profile = profiler.profile();
+    const content: SpillContent = { format: 'jsonl', lines, columns: profiler.columns, columnTypes: profiler.columnTypes, profile };
     if (table.envelope !== undefined) content.envelope = table.envelope;
     return {
       content,
@@ -202,10 +206,12 @@ function renderJson(value: unknown, source?: string): Rendered {
       full: () => open + lines.join(',') + close,
       cut(budgetBytes, spilled) {
         const sentenceBudget = 200;
-        const prefix = wholeRecordPrefix(lines, Math.max(0, budgetBytes - sentenceBudget), { open, close, measure: utf8Length });
+        // What the rows the model does not see hold, in at most a tenth of the budget.
+        const summary = describeProfile(profile, Math.min(3000, Math.floor(budgetBytes / 10)));
+        const prefix = wholeRecordPrefix(lines, Math.max(0, budgetBytes - sentenceBudget - utf8Length(summary)), { open, close, measure: utf8Length });
         const total = lines.length;
         const rest = spilled ? `the file holds all ${formatCount(total)}` : 'the rest was not saved to a file; narrow the query';
-        return `${prefix.text}\n[spillway] Showing ${formatCount(prefix.count)} of ${plural(total, 'row')}; ${rest}.`;
+        return `${prefix.text}\n[spillway] Showing ${formatCount(prefix.count)} of ${plural(total, 'row')}; ${rest}.\n${summary}`;
       },
     };
   }
@@ -249,7 +255,7 @@ export function describeReference(ref: SpillRef): string {
     : '';
   const use =
     ref.format === 'jsonl'
-      ? ' Pass this path, never the rows: export_table/draw_table/build_document take it as source; call_with_args_file sends files to other tools; read_file/search_file reread it.'
+      ? ` Pass this path, never the rows: query_files runs SQL over it (filter, group, join: FROM '${ref.path}'); build_chart/export_table/draw_table/build_document take it as source; call_with_args_file sends files to other tools; inspect_file profiles it; read_file/search_file reread it.`
       : ref.path.startsWith('errors/')
         ? ' Read it with read_file or search_file for the full error.'
         : ' Reread it with read_file/search_file; pass the path (not the content) to tools that take one.';

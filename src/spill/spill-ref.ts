@@ -1,3 +1,4 @@
+import type { TableProfile } from './profile.js';
 import type { ColumnType } from './table.js';
 
 export type SpillFormat = 'jsonl' | 'json' | 'text' | 'binary';
@@ -15,6 +16,8 @@ export interface SpillRef {
   columnTypes?: Record<string, ColumnType>;
   /** Tables found inside an object: the member that held the rows and the other members. */
   envelope?: { rowsKey: string; fields: Record<string, unknown> };
+  /** Tables: types, nulls, min/max, distinct and frequent values per column, computed while writing. */
+  profile?: TableProfile;
   mimeType?: string;
   tool: string;
   callId: string;

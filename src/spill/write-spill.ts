@@ -1,13 +1,21 @@
-import { readdir, readFile, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { createPendingFile, expiredLogName, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
+import { createPendingFile, expiredLogName, PinnedFolder, readSidecar, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
 import { metadataSuffix } from '../sandbox/layout.js';
 import { ChunkWriter } from './chunk-writer.js';
 import type { SpillRef } from './spill-ref.js';
+import type { TableProfile } from './profile.js';
 import type { ColumnType } from './table.js';
 
 export type SpillContent =
-  | { format: 'jsonl'; lines: readonly string[]; columns: string[]; columnTypes: Record<string, ColumnType>; envelope?: SpillRef['envelope'] }
+  | {
+      format: 'jsonl';
+      lines: readonly string[];
+      columns: string[];
+      columnTypes: Record<string, ColumnType>;
+      envelope?: SpillRef['envelope'];
+      profile?: TableProfile;
+    }
   | { format: 'json'; text: string }
   | { format: 'text'; text: string }
   | { format: 'binary'; data: Buffer; mimeType: string };
@@ -118,17 +126,25 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
     ref.columns = content.columns;
     ref.columnTypes = content.columnTypes;
     if (content.envelope !== undefined) ref.envelope = content.envelope;
+    if (content.profile !== undefined) ref.profile = content.profile;
   }
   if (content.format === 'binary') ref.mimeType = content.mimeType;
   if (writer.replacedInvalidUnicode) ref.replacedInvalidUnicode = true;
   try {
     await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(ref, null, 2)}\n`, { overwrite: true });
   } catch (error) {
-    // Without its metadata the call reports no path, so leave no file behind either.
-    await unlink(finalPath).catch(() => undefined);
+    // Without its metadata the call reports no path, so leave no file behind either (removed inside its checked folder).
+    await removeIn(finalPath);
     throw error;
   }
   return ref;
+}
+
+async function removeIn(file: string): Promise<void> {
+  const folder = await PinnedFolder.open(path.dirname(file)).catch(() => undefined);
+  if (folder === undefined) return;
+  await unlink(folder.entry(path.basename(file))).catch(() => undefined);
+  await folder.close();
 }
 
 /** Next free sequence number for a conversation: one past the highest seen in results/ and errors/. */
@@ -154,14 +170,17 @@ async function highestOnDisk(sandbox: ConversationSandbox): Promise<number> {
 async function scanHighest(sandbox: ConversationSandbox): Promise<number> {
   let last = 0;
   for (const folder of ['results', 'errors'] as const) {
-    const names = await readdir(sandbox.folderPath(folder)).catch(() => [] as string[]);
+    // Listed through the opened folder: a results/ swapped for a symlink lists nothing from elsewhere.
+    const opened = await PinnedFolder.open(sandbox.folderPath(folder)).catch(() => undefined);
+    const names = opened === undefined ? [] : await readdir(opened.entry('')).catch(() => [] as string[]);
+    await opened?.close();
     for (const name of names) {
       const match = /^(\d+)-/.exec(name);
       if (match) last = Math.max(last, Number(match[1]));
     }
   }
   // Swept files keep their numbers: a path in the model's history must never name a newer file.
-  const expired = await readFile(path.join(sandbox.dir, expiredLogName), 'utf8').catch(() => '');
+  const expired = (await readSidecar(path.join(sandbox.dir, expiredLogName), 4 * 1024 * 1024)) ?? '';
   for (const match of expired.matchAll(/"(?:results|errors)\/(\d+)-/g)) last = Math.max(last, Number(match[1]));
   return last;
 }

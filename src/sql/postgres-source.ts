@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { formatCount } from '../util/format.js';
 import { redactUrl } from './redact-url.js';
 import { databaseError } from './sql-error.js';
+import { rowsWithinBytes } from './row-bytes.js';
 import { jsonSafeValue, toObjectRows, type SqlQuery, type SqlResult, type SqlSource } from './sql-source.js';
 import { checkReadOnlyStatement } from './statement-check.js';
 
@@ -84,15 +85,19 @@ export class PostgresSource implements SqlSource {
       const result = await this.run(client, { text, values: [], rowMode: 'array', queryMode: 'extended' }, query, offset);
       if (!readingCommands.has(result.command)) {
         // The transaction is rolled back below, so even a SET does not outlive this call.
-        throw new SpillwayError('SQL_READ_ONLY', `query_sql only reads: PostgreSQL ran this as a ${result.command} command, not a query; it was rolled back. Send a SELECT statement.`, {
-          command: result.command,
-        });
+        throw new SpillwayError(
+          'SQL_READ_ONLY',
+          `query_sql only reads: PostgreSQL ran this as a ${result.command} command, not a query; it was rolled back. Send a SELECT statement.`,
+          {
+            command: result.command,
+          },
+        );
       }
       const names = result.fields.map((field) => field.name);
       const blobColumns = new Set<number>();
       let bigIntegers = false;
       const limited = result.rows.length > query.maxRows;
-      const rows = (result.rows as unknown[][]).slice(0, query.maxRows).map((values) =>
+      const converted = (result.rows as unknown[][]).slice(0, query.maxRows).map((values) =>
         values.map((value, index) =>
           jsonSafeValue(
             value,
@@ -101,11 +106,18 @@ export class PostgresSource implements SqlSource {
           ),
         ),
       );
+      // sql.maxBytes: the rows already arrived (PostgreSQL has no query child), but no more than the cap travels on.
+      const { rows, cut: cutByBytes } = rowsWithinBytes(converted, names, query.maxBytes);
       let total: number | null = result.rows.length;
       const notes: string[] = [];
       if (limited && checked.wrappable) {
         try {
-          const counted = await this.run(client, { text: `SELECT count(*) AS total FROM (\n${checked.body}\n) AS spillway_query`, values: [], queryMode: 'extended' }, query, 'SELECT count(*) AS total FROM (\n'.length);
+          const counted = await this.run(
+            client,
+            { text: `SELECT count(*) AS total FROM (\n${checked.body}\n) AS spillway_query`, values: [], queryMode: 'extended' },
+            query,
+            'SELECT count(*) AS total FROM (\n'.length,
+          );
           total = Number((counted.rows[0] as { total: string } | undefined)?.total ?? total);
         } catch (error) {
           // The rows are here; only the count ran out of time. Say so rather than lose the rows.
@@ -117,8 +129,16 @@ export class PostgresSource implements SqlSource {
       await client.query('ROLLBACK');
       if (bigIntegers) notes.push('Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.');
       const stringTyped = result.fields.filter((field) => field.dataTypeID === 20 || field.dataTypeID === 1700).map((field) => `"${field.name}"`);
-      if (stringTyped.length > 0) notes.push(`bigint and numeric values (${stringTyped.slice(0, 10).join(', ')}) are given as decimal strings, so no digit is lost.`);
-      return toObjectRows({ columns: names, rows, total, blobColumns: [...blobColumns].map((index) => names[index] as string), notes });
+      if (stringTyped.length > 0)
+        notes.push(`bigint and numeric values (${stringTyped.slice(0, 10).join(', ')}) are given as decimal strings, so no digit is lost.`);
+      return toObjectRows({
+        columns: names,
+        rows,
+        total,
+        blobColumns: [...blobColumns].map((index) => names[index] as string),
+        notes,
+        ...(cutByBytes && query.maxBytes !== undefined ? { cutAtBytes: query.maxBytes } : {}),
+      });
     } catch (error) {
       if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
       throw error;
@@ -145,7 +165,12 @@ export class PostgresSource implements SqlSource {
     }
   }
 
-  private async run(client: pg.PoolClient, config: (pg.QueryConfig | pg.QueryArrayConfig) & { queryMode?: 'extended' }, query: SqlQuery, offset: number): Promise<pg.QueryResult> {
+  private async run(
+    client: pg.PoolClient,
+    config: (pg.QueryConfig | pg.QueryArrayConfig) & { queryMode?: 'extended' },
+    query: SqlQuery,
+    offset: number,
+  ): Promise<pg.QueryResult> {
     try {
       return await client.query(config as pg.QueryConfig);
     } catch (error) {
@@ -161,9 +186,13 @@ export class PostgresSource implements SqlSource {
         );
       }
       if (failure.code === '25006') {
-        throw new SpillwayError('SQL_READ_ONLY', `query_sql only reads: PostgreSQL refused the statement in its read-only transaction (${failure.message}). Send a SELECT statement.`, {
-          databaseCode: failure.code,
-        });
+        throw new SpillwayError(
+          'SQL_READ_ONLY',
+          `query_sql only reads: PostgreSQL refused the statement in its read-only transaction (${failure.message}). Send a SELECT statement.`,
+          {
+            databaseCode: failure.code,
+          },
+        );
       }
       if (failure.code === undefined && !('severity' in (error as object))) {
         throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', `The connection to PostgreSQL failed during the query: ${failure.message}. Run the query again.`);

@@ -4,6 +4,8 @@ export interface SqlQuery {
   sql: string;
   /** Rows to return at most; the true total is still counted by the database. */
   maxRows: number;
+  /** Bytes (as JSON object rows) to return at most (sql.maxBytes); fewer rows come back, and the result says so. */
+  maxBytes?: number;
   /** The query is interrupted after this long. */
   timeoutMs: number;
   signal?: AbortSignal;
@@ -23,6 +25,8 @@ export interface SqlResult {
   blobColumns: string[];
   /** Notes on value conversions (integers too large for JSON numbers, renamed duplicate columns). */
   notes: string[];
+  /** Set when sql.maxBytes (this many bytes) cut the rows before sql.maxRows did. */
+  cutAtBytes?: number;
 }
 
 export type SqlSourceKind = 'demo' | 'sqlite' | 'postgres';
@@ -45,6 +49,7 @@ export interface RawSqlResult {
   total: number | null;
   blobColumns: string[];
   notes: string[];
+  cutAtBytes?: number;
 }
 
 /** Column names made unique (`id`, `id_2`) so rows can be objects without losing a column; one note says which. */
@@ -78,7 +83,9 @@ export function toObjectRows(raw: RawSqlResult): SqlResult {
     for (const [index, column] of columns.entries()) row[column] = values[index] ?? null;
     return row;
   });
-  return { columns, rows, total: raw.total, blobColumns: raw.blobColumns, notes };
+  const result: SqlResult = { columns, rows, total: raw.total, blobColumns: raw.blobColumns, notes };
+  if (raw.cutAtBytes !== undefined) result.cutAtBytes = raw.cutAtBytes;
+  return result;
 }
 
 /**

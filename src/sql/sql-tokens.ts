@@ -1,8 +1,17 @@
 /**
  * A small SQL lexer: enough to see words, punctuation and statement ends
- * outside string literals, quoted identifiers, comments and (PostgreSQL)
- * dollar-quoted strings. It does not parse SQL; the database does that.
+ * outside string literals, quoted identifiers and comments, per dialect, so
+ * that what it calls a string is what the database calls a string:
+ *
+ * - SQLite: '…' strings, "…", `…` and […] identifiers, no backslash escapes,
+ *   no dollar quoting (`$name` is a parameter), block comments do not nest.
+ * - PostgreSQL: '…' strings, E'…' strings with backslash escapes, $tag$…$tag$
+ *   dollar quoting, "…" identifiers (backticks and brackets are not quotes),
+ *   block comments nest.
+ *
+ * It does not parse SQL; the database does that.
  */
+import type { SqlDialect } from './statement-check.js';
 
 export interface SqlToken {
   kind: 'word' | 'punct' | 'string' | 'quoted' | 'number';
@@ -21,8 +30,9 @@ export interface SqlScan {
 const wordStart = /[A-Za-z_\u0080-\uffff]/;
 const wordPart = /[A-Za-z0-9_$\u0080-\uffff]/;
 
-/** Splits SQL into tokens, skipping whitespace and comments. */
-export function scanSql(sql: string): SqlScan {
+/** Splits SQL into tokens, skipping whitespace and comments, by the rules of `dialect`. */
+export function scanSql(sql: string, dialect: SqlDialect): SqlScan {
+  const postgres = dialect === 'postgres';
   const tokens: SqlToken[] = [];
   let index = 0;
   const length = sql.length;
@@ -35,14 +45,14 @@ export function scanSql(sql: string): SqlScan {
       const end = sql.indexOf('\n', index);
       index = end === -1 ? length : end + 1;
     } else if (char === '/' && next === '*') {
-      const end = sql.indexOf('*/', index + 2);
+      const end = postgres ? nestedCommentEnd(sql, index) : sql.indexOf('*/', index + 2);
       if (end === -1) return { tokens, unterminated: { what: 'comment', offset: index } };
       index = end + 2;
-    } else if (char === "'" || char === '"' || char === '`' || char === '[') {
+    } else if (char === "'" || char === '"' || (!postgres && (char === '`' || char === '['))) {
       const close = char === '[' ? ']' : char;
-      // PostgreSQL E'...' strings take backslash escapes (E'it\'s').
+      // PostgreSQL E'...' strings take backslash escapes (E'it\'s'); in SQLite, E is a word and the string ends at the next quote.
       const previous = tokens[tokens.length - 1];
-      const backslashes = char === "'" && previous?.kind === 'word' && previous.text === 'E' && previous.offset + 1 === index;
+      const backslashes = postgres && char === "'" && previous?.kind === 'word' && previous.text === 'E' && previous.offset + 1 === index;
       let end = index + 1;
       for (;;) {
         if (backslashes) {
@@ -60,7 +70,7 @@ export function scanSql(sql: string): SqlScan {
       }
       tokens.push({ kind: char === "'" ? 'string' : 'quoted', text: sql.slice(index, end + 1), offset: index });
       index = end + 1;
-    } else if (char === '$') {
+    } else if (char === '$' && postgres) {
       // PostgreSQL dollar quoting: $$...$$ or $tag$...$tag$.
       const tagMatch = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(index, index + 66));
       if (tagMatch === null) {
@@ -89,6 +99,24 @@ export function scanSql(sql: string): SqlScan {
     }
   }
   return { tokens };
+}
+
+/** Index of the end marker that closes the (nesting) PostgreSQL block comment opened at `start`, or -1. */
+function nestedCommentEnd(sql: string, start: number): number {
+  let depth = 0;
+  let index = start;
+  while (index < sql.length - 1) {
+    const pair = sql.slice(index, index + 2);
+    if (pair === '/*') {
+      depth += 1;
+      index += 2;
+    } else if (pair === '*/') {
+      depth -= 1;
+      if (depth === 0) return index;
+      index += 2;
+    } else index += 1;
+  }
+  return -1;
 }
 
 /** 1-based line and column of an offset in a text. */

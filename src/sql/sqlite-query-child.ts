@@ -12,12 +12,13 @@ import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.
 import { databaseError } from './sql-error.js';
 import type { RawSqlResult } from './sql-source.js';
 import { jsonSafeValue } from './sql-source.js';
+import { columnBytesOf, rowBytes, rowTooLarge, sqliteHeapLimit, valueTooLarge } from './row-bytes.js';
 import { scanSql } from './sql-tokens.js';
 import { checkReadOnlyStatement } from './statement-check.js';
 
 export type ChildRequest =
   | { type: 'open'; file: string }
-  | { type: 'query'; id: number; sql: string; maxRows: number; statementChecks: boolean }
+  | { type: 'query'; id: number; sql: string; maxRows: number; maxBytes?: number; statementChecks: boolean }
   /** After a result with countPending: count the whole match, in the same read transaction. */
   | { type: 'count'; id: number };
 
@@ -74,7 +75,7 @@ function open(file: string): void {
 function locateSyntaxError(database: Database.Database, sql: string, message: string): number | undefined {
   const near = /^near "((?:[^"]|"")*)": syntax error$/.exec(message)?.[1]?.replace(/""/g, '"');
   if (near === undefined) return undefined;
-  const candidates = scanSql(sql).tokens.filter((token) => sql.slice(token.offset, token.offset + near.length).toUpperCase() === near.toUpperCase());
+  const candidates = scanSql(sql, 'sqlite').tokens.filter((token) => sql.slice(token.offset, token.offset + near.length).toUpperCase() === near.toUpperCase());
   for (const token of candidates.slice(0, 50)) {
     try {
       database.prepare(sql.slice(0, token.offset + near.length));
@@ -98,7 +99,13 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     statement = db.prepare(checked.body);
   } catch (error) {
     const message = (error as Error).message;
-    throw databaseError({ database: 'SQLite', sql: request.sql, message, code: (error as { code?: string }).code, offset: locateSyntaxError(db, checked.body, message) });
+    throw databaseError({
+      database: 'SQLite',
+      sql: request.sql,
+      message,
+      code: (error as { code?: string }).code,
+      offset: locateSyntaxError(db, checked.body, message),
+    });
   }
   // The database's own verdict, independent of any text check.
   if (!statement.readonly) {
@@ -107,17 +114,24 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     });
   }
   if (!statement.reader) {
-    throw new SpillwayError('SQL_READ_ONLY', 'query_sql only reads: this statement returns no rows (it changes the connection or runs a command). Send a SELECT statement.', {
-      source: 'sqlite3_column_count',
-    });
+    throw new SpillwayError(
+      'SQL_READ_ONLY',
+      'query_sql only reads: this statement returns no rows (it changes the connection or runs a command). Send a SELECT statement.',
+      {
+        source: 'sqlite3_column_count',
+      },
+    );
   }
   statement.raw(true).safeIntegers(true);
   const columns = statement.columns().map((column) => column.name);
+  const maxBytes = request.maxBytes ?? Number.POSITIVE_INFINITY;
+  // SQLite itself may not allocate far past the byte cap: a zeroblob(1e9) fails here, in this process, not in the host.
+  if (Number.isFinite(maxBytes)) db.pragma(`hard_heap_limit = ${sqliteHeapLimit(maxBytes)}`);
   db.exec('BEGIN');
   let countPending = false;
   const iterator = statement.iterate() as IterableIterator<unknown[]>;
   try {
-    const page = readPage(iterator, request.maxRows);
+    const page = readPage(iterator, request.maxRows, maxBytes, columnBytesOf(columns));
     let total: number | null = page.rows.length;
     if (page.limited && !checked.wrappable) {
       // PRAGMA/EXPLAIN cannot sit in a subquery: count the rest as it comes.
@@ -133,33 +147,52 @@ function query(request: Extract<ChildRequest, { type: 'query' }>): { result: Raw
     }
     const notes = page.bigIntegers ? ['Some integers are larger than JSON numbers hold exactly; they are given as decimal strings.'] : [];
     const blobColumns = [...page.blobColumns].map((index) => columns[index] as string);
-    return { result: { columns, rows: page.rows, total, blobColumns, notes }, countPending };
+    const result: RawSqlResult = { columns, rows: page.rows, total, blobColumns, notes };
+    if (page.cutAtBytes) result.cutAtBytes = maxBytes;
+    return { result, countPending };
   } catch (error) {
-    throw SpillwayError.is(error) ? error : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
+    const code = (error as { code?: string }).code;
+    if (code === 'SQLITE_NOMEM' || code === 'SQLITE_TOOBIG') throw valueTooLarge(maxBytes);
+    throw SpillwayError.is(error)
+      ? error
+      : databaseError({ database: 'SQLite', sql: request.sql, message: (error as Error).message, code: (error as { code?: string }).code });
   } finally {
     iterator.return?.();
     if (!countPending) db.exec('COMMIT');
   }
 }
 
-/** Up to maxRows rows as JSON-safe arrays, noting binary columns and oversized integers. */
-function readPage(iterator: IterableIterator<unknown[]>, maxRows: number): { rows: unknown[][]; limited: boolean; blobColumns: Set<number>; bigIntegers: boolean } {
+interface Page {
+  rows: unknown[][];
+  limited: boolean;
+  /** The byte cap (sql.maxBytes) stopped the page before the row cap did. */
+  cutAtBytes: boolean;
+  blobColumns: Set<number>;
+  bigIntegers: boolean;
+}
+
+/** Up to maxRows rows and maxBytes bytes as JSON-safe arrays, noting binary columns and oversized integers. */
+function readPage(iterator: IterableIterator<unknown[]>, maxRows: number, maxBytes: number, columnBytes: number): Page {
   const rows: unknown[][] = [];
   const blobColumns = new Set<number>();
   let bigIntegers = false;
+  let bytes = 2;
   for (let step = iterator.next(); !step.done; step = iterator.next()) {
-    if (rows.length === maxRows) return { rows, limited: true, blobColumns, bigIntegers };
-    rows.push(
-      step.value.map((value, index) =>
-        jsonSafeValue(
-          value,
-          () => blobColumns.add(index),
-          () => (bigIntegers = true),
-        ),
+    if (rows.length === maxRows) return { rows, limited: true, cutAtBytes: false, blobColumns, bigIntegers };
+    const row = step.value.map((value, index) =>
+      jsonSafeValue(
+        value,
+        () => blobColumns.add(index),
+        () => (bigIntegers = true),
       ),
     );
+    const size = rowBytes(row, columnBytes);
+    if (size > maxBytes) throw rowTooLarge(rows.length + 1, size, maxBytes);
+    if (bytes + size > maxBytes) return { rows, limited: true, cutAtBytes: true, blobColumns, bigIntegers };
+    bytes += size;
+    rows.push(row);
   }
-  return { rows, limited: false, blobColumns, bigIntegers };
+  return { rows, limited: false, cutAtBytes: false, blobColumns, bigIntegers };
 }
 
 function count(): number {

@@ -82,8 +82,8 @@ class QueryChild {
   }
 
   /** The rows; `countPending` when the limit was hit and the total is still to be counted. */
-  async run(sql: string, maxRows: number, statementChecks: boolean): Promise<{ result: SqlResult; countPending: boolean }> {
-    const answer = await this.request({ type: 'query', id: this.nextId++, sql, maxRows, statementChecks });
+  async run(sql: string, maxRows: number, statementChecks: boolean, maxBytes?: number): Promise<{ result: SqlResult; countPending: boolean }> {
+    const answer = await this.request({ type: 'query', id: this.nextId++, sql, maxRows, statementChecks, ...(maxBytes === undefined ? {} : { maxBytes }) });
     if (answer.type !== 'result') throw new SpillwayError('INTERNAL', `Unexpected answer from the SQLite query process: ${answer.type}`);
     return { result: toObjectRows(answer.result), countPending: answer.countPending };
   }
@@ -183,7 +183,7 @@ export class SqliteSource implements SqlSource {
         if (query.signal?.aborted === true) onAbort();
         else query.signal?.addEventListener('abort', onAbort, { once: true });
       });
-      const { result, countPending } = await Promise.race([child.run(query.sql, query.maxRows, this.statementChecks), interrupted]);
+      const { result, countPending } = await Promise.race([child.run(query.sql, query.maxRows, this.statementChecks, query.maxBytes), interrupted]);
       if (countPending) {
         try {
           result.total = await Promise.race([child.count(), interrupted]);

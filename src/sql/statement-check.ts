@@ -61,7 +61,7 @@ function refuse(sql: string, token: SqlToken, reason: string, fix: string): neve
  * unterminated text) with the position of the offending word.
  */
 export function checkReadOnlyStatement(sql: string, dialect: SqlDialect): CheckedStatement {
-  const scan = scanSql(sql);
+  const scan = scanSql(sql, dialect);
   if (scan.unterminated !== undefined) {
     const { line, column } = lineAndColumn(sql, scan.unterminated.offset);
     throw new SpillwayError('SQL_ERROR', `The SQL has an unterminated ${scan.unterminated.what} starting at line ${line}, column ${column}:\n${pointAt(sql, scan.unterminated.offset)}\nClose it and send the query again.`, {

@@ -1,7 +1,9 @@
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
+import { analysisServices, analysisTools, withParquet } from './analysis/analysis-tools.js';
+import { resolveFigure } from './analysis/document-figures.js';
 import { callWithArgsFileTool } from './delegation/call-with-args-file.js';
-import type { FileToolOptions } from './files/file-tool-services.js';
+import type { FigureResolver, FileToolOptions } from './files/file-tool-services.js';
 import { fileTools } from './files/file-tools.js';
 import { listFilesTool } from './reread/list-files.js';
 import { readFileTool } from './reread/read-file.js';
@@ -21,8 +23,10 @@ export async function builtinTools(host: Host, options: FileToolOptions = {}): P
   // Reread: read_file, search_file, list_files.
   tools.push(readFileTool, searchFileTool, listFilesTool);
 
-  // File building (export_table, build_document, attach_file, draw_table).
-  tools.push(...fileTools(host, options));
+  // File building (export_table, build_document, attach_file, draw_table); Parquet exports go through DuckDB.
+  const analysis = analysisServices(host);
+  const figures: FigureResolver = (block, context) => resolveFigure(block, analysis, context);
+  tools.push(...withParquet(fileTools(host, { ...options, figures }), analysis));
 
   // Delegation (call_with_args_file).
   tools.push(callWithArgsFileTool);
@@ -34,6 +38,9 @@ export async function builtinTools(host: Host, options: FileToolOptions = {}): P
   const sqlSource = new LazySqlSource(host.logger);
   host.onClose(() => sqlSource.close());
   tools.push(querySqlTool({ source: sqlSource }));
+
+  // Analysis over the conversation's own files (inspect_file, query_files, build_chart).
+  tools.push(...analysisTools(analysis));
 
   return tools;
 }

@@ -1,23 +1,53 @@
-import v8 from 'node:v8';
+import { createRequire } from 'node:module';
 import { SpillwayError } from '../errors.js';
 
-let linearFallbackEnabled = false;
+/** A compiled model-supplied pattern: only `test`, which runs in time linear in the line. */
+export interface LinearRegExp {
+  test(text: string): boolean;
+}
+
+/** Longest pattern accepted; RE2 also caps the memory a compiled pattern may use. */
+export const maxPatternChars = 4096;
+
+type Re2Constructor = new (pattern: string, flags?: string) => LinearRegExp;
+let re2: Re2Constructor | undefined;
+
+function loadRe2(): Re2Constructor {
+  // re2 is a CommonJS native module; loaded on first use so a host that never searches never loads it.
+  re2 ??= createRequire(import.meta.url)('re2') as Re2Constructor;
+  return re2;
+}
 
 /**
- * Compiles a model-supplied regular expression. V8 is told once to fall back to
- * its linear-time engine when a match backtracks excessively, so a pattern like
- * `(a+)+$` cannot stall the host.
+ * Compiles a model-supplied regular expression with RE2, a linear-time
+ * engine: no pattern (`(a+)+$` and friends) can backtrack, so a search costs
+ * time in proportion to the text on any input, and never stalls the host.
+ * RE2 has no backreferences and no lookaround; such a pattern is refused with
+ * a message that says so, rather than run on a backtracking engine.
  */
-export function compileUserRegExp(pattern: string, flags = ''): RegExp {
-  if (!linearFallbackEnabled) {
-    v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
-    linearFallbackEnabled = true;
+export function compileUserRegExp(pattern: string, flags = ''): LinearRegExp {
+  if (pattern.length > maxPatternChars) {
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `The pattern is ${pattern.length} characters; at most ${maxPatternChars} are allowed. Search for a shorter pattern.`,
+      {
+        pattern: `${pattern.slice(0, 200)}…`,
+        maxChars: maxPatternChars,
+      },
+    );
   }
+  const Engine = loadRe2();
   try {
-    return new RegExp(pattern, flags);
+    return new Engine(pattern, flags);
   } catch (error) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `The pattern is not a valid regular expression: ${(error as Error).message}. Pass regex: false to search for the text as is.`, {
-      pattern,
-    });
+    const message = (error as Error).message;
+    const unsupported = /invalid (perl operator|escape sequence)|backreference|lookahead|lookbehind/i.test(message);
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      unsupported
+        ? `The pattern uses a feature the linear-time regular expression engine (RE2) does not have (${message}): backreferences (\\1) and lookaround ((?=…), (?!…), (?<=…)) are not supported. Rewrite the pattern without them, or pass regex: false to search for the text as is.`
+        : `The pattern is not a valid regular expression: ${message}. Pass regex: false to search for the text as is.`,
+      { pattern: pattern.slice(0, 200), engine: 're2' },
+    );
   }
 }

@@ -16,6 +16,10 @@ const lazyPackages: Record<string, string> = {
   pptxgenjs: 'workers/pptx.ts',
   'quickjs-emscripten': 'the script worker (src/script/script-worker.ts)',
   pg: 'open-sql-source.ts, when sql.source is postgres',
+  '@duckdb/node-api': 'the DuckDB child process (src/analysis/files-sql-child.ts)',
+  vega: 'workers/chart.ts',
+  'vega-lite': 'workers/chart.ts',
+  '@resvg/resvg-js': 'workers/chart.ts',
 };
 
 /** Static import and re-export specifiers of a compiled module (not import()). */

@@ -12,7 +12,11 @@ test('the args file is the body of the arguments; overrides merge deeply, replac
   t.after(() => env.cleanup());
   const fileArgs = { title: 'from file', body: 'the body', labels: ['a', 'b', 'c'], meta: { keep: 1, nested: { x: 1, y: 2 } } };
   await env.put('args/issue.json', JSON.stringify(fileArgs));
-  const result = await env.call({ tool: 'sink', argsPath: 'args/issue.json', overrides: { title: 'mine', labels: ['z'], meta: { nested: { y: 3, z: null } } } });
+  const result = await env.call({
+    tool: 'sink',
+    argsPath: 'args/issue.json',
+    overrides: { title: 'mine', labels: ['z'], meta: { nested: { y: 3, z: null } } },
+  });
   assert.equal(result.isError, false, result.text);
   assert.deepEqual(env.received[0]?.args, { title: 'mine', body: 'the body', labels: ['z'], meta: { keep: 1, nested: { x: 1, y: 3, z: null } } });
   assert.equal(result.tool, 'call_with_args_file');
@@ -99,7 +103,12 @@ test('a JSONL spill of an object around a table is rebuilt into that object and 
   const env = await delegationEnv(allowAll);
   t.after(() => env.cleanup());
   const rows = Array.from({ length: 40 }, (_, id) => ({ id, text: `row ${id} with some padding to pass the spill threshold` }));
-  env.host.registerTool({ name: 'fetch', description: 'rows', inputSchema: { type: 'object' }, handler: () => ({ value: { title: 'from spill', body: 'spilled body', rows } }) });
+  env.host.registerTool({
+    name: 'fetch',
+    description: 'rows',
+    inputSchema: { type: 'object' },
+    handler: () => ({ value: { title: 'from spill', body: 'spilled body', rows } }),
+  });
   const fetched = await env.host.execute({ name: 'fetch', arguments: {} }, { conversationId: env.conversation });
   assert.equal(fetched.spill?.format, 'jsonl');
   const result = await env.call({ tool: 'sink', argsPath: fetched.spill?.path });
@@ -237,7 +246,11 @@ test('bad input: broken references name the file, the pointer and where they sit
   await env.put('results/0004-image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
   const cases: [unknown, string, RegExp][] = [
     [{ body: { $file: 'results/9999-gone.json' } }, 'PATH_NOT_FOUND', /overrides\.body.*results\/9999-gone\.json/s],
-    [{ body: { $file: 'results/0001-issue.json', $pointer: '/items/3/body' } }, 'FILE_REF_INVALID', /nothing at "\/items\/3\/body": at "\/items\/3" index 3 is past the end/],
+    [
+      { body: { $file: 'results/0001-issue.json', $pointer: '/items/3/body' } },
+      'FILE_REF_INVALID',
+      /nothing at "\/items\/3\/body": at "\/items\/3" index 3 is past the end/,
+    ],
     [{ body: { $file: 'results/0001-issue.json', $pointer: '/items/0/title' } }, 'FILE_REF_INVALID', /no member "title" \(members: body\)/],
     [{ body: { $file: 'results/0001-issue.json', $pointer: 'items' } }, 'FILE_REF_INVALID', /must be empty or start with "\/"/],
     [{ body: { $file: 'results/0002-text.txt', $pointer: '/0' } }, 'FILE_REF_INVALID', /is a text file; pointers work in \.json and \.jsonl files/],
@@ -260,10 +273,14 @@ test('bad input: expanded arguments over args.maxBytes are refused, naming the l
   t.after(() => env.cleanup());
   await env.put('args/a.json', '{"title":"t","body":"b"}');
   await env.put('results/0001-a.txt', 'a'.repeat(700 * 1024));
-  await env.put('results/0002-b.txt', 'b'.repeat(700 * 1024));
-  const result = await env.call({ tool: 'sink', argsPath: 'args/a.json', overrides: { body: { $file: 'results/0001-a.txt' }, meta: { more: { $file: 'results/0002-b.txt' } } } });
+  // The referenced file fits args.maxBytes on its own; the model's own 400 KiB on top do not.
+  const result = await env.call({
+    tool: 'sink',
+    argsPath: 'args/a.json',
+    overrides: { body: { $file: 'results/0001-a.txt' }, meta: { more: 'b'.repeat(400 * 1024) } },
+  });
   assert.equal(result.error?.code, 'RESULT_TOO_LARGE');
-  assert.match(result.text, /The expanded arguments are 1\.4 MiB/);
+  assert.match(result.text, /The expanded arguments are 1\.1 MiB/);
   assert.match(result.text, /body: 700 KiB \(from results\/0001-a\.txt\)/);
   assert.equal(env.received.length, 0);
 });

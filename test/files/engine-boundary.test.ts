@@ -21,18 +21,18 @@ function relativeImports(file: string): string[] {
   );
 }
 
-test('workers/ import only the files engine (and errors, util), never a tool', () => {
+test('workers/ import only an engine (files, charts) and errors, util, never a tool', () => {
   const files = sourceFiles('workers');
   assert.ok(files.length >= 5);
   for (const file of files) {
     for (const target of relativeImports(file)) {
-      assert.match(target, /^src\/(files\/|util\/|errors\.js$)/, `${file} imports ${target}`);
+      assert.match(target, /^src\/(files\/|charts\/|util\/|errors\.js$)/, `${file} imports ${target}`);
     }
   }
 });
 
-test('the engines (src/files, src/script) and the CLI do not reach into tools, the host or the servers above them', () => {
-  for (const folder of ['src/files', 'src/script']) {
+test('the engines (src/files, src/script, src/analysis, src/charts) and the CLI do not reach into tools, the host or the servers above them', () => {
+  for (const folder of ['src/files', 'src/script', 'src/analysis', 'src/charts']) {
     for (const file of sourceFiles(folder)) {
       for (const target of relativeImports(file)) {
         assert.doesNotMatch(target, /^src\/(tools|host|mcp|cli|runtime)\//, `${file} imports ${target}`);

@@ -36,6 +36,9 @@ test('export_table CSV formula guard: formula-like text gets an apostrophe, numb
     { v: 0, t: '+x' },
     { v: 1, t: '\t=x' },
     { v: 2, t: 'a=b' },
+    { v: 3, t: '＝1+2' },
+    { v: 4, t: 'a;=cmd' },
+    { v: 5, t: ' ﹦x' },
   ]);
   const value = ok(await call(env, 'export_table', { source, format: 'csv' }));
   const text = await readFile(outputPath(env, value.path), 'utf8');
@@ -45,9 +48,13 @@ test('export_table CSV formula guard: formula-like text gets an apostrophe, numb
   assert.equal(lines[2], "3.25,'-5");
   assert.equal(lines[3], "-0.5,'@SUM(1)");
   assert.equal(lines[4], "0,'+x");
-  assert.equal(lines[5], "1,'\t=x");
+  // A TAB before "=" is also a split point for a tab-separated reader: the cell is quoted as well.
+  assert.equal(lines[5], `1,"'\t=x"`);
   assert.equal(lines[6], '2,a=b');
-  assert.equal(lines[7], '');
+  assert.equal(lines[7], "3,'＝1+2");
+  assert.equal(lines[8], '4,"a;=cmd"', 'a semicolon reader keeps the quoted cell whole');
+  assert.equal(lines[9], "5,' ﹦x");
+  assert.equal(lines[10], '');
 });
 
 test('export_table CSV: columns with headers, multi-key stable sort with nulls last, then the range', async (t) => {
@@ -62,7 +69,13 @@ test('export_table CSV: columns with headers, multi-key stable sort with nulls l
     ];
     const range = { start: 17, count: 150 };
     const value = ok(
-      await call(env, 'export_table', { source, format: 'csv', columns: [{ name: 'score', header: 'Score' }, 'id', { name: 'group', header: 'Group "G"' }], sort, range }),
+      await call(env, 'export_table', {
+        source,
+        format: 'csv',
+        columns: [{ name: 'score', header: 'Score' }, 'id', { name: 'group', header: 'Group "G"' }],
+        sort,
+        range,
+      }),
     );
     const records = await readCsv(outputPath(env, value.path));
     assert.deepEqual(records[0], ['Score', 'id', 'Group "G"']);
@@ -81,7 +94,10 @@ test('export_table CSV: numbers sort as numbers, not as text', async (t) => {
   const source = await spillRows(env, [{ n: 10 }, { n: 9 }, { n: 100 }, { n: -2 }, { n: 1.5 }]);
   const value = ok(await call(env, 'export_table', { source, format: 'csv', sort: { column: 'n' } }));
   const records = await readCsv(outputPath(env, value.path));
-  assert.deepEqual(records.slice(1).map((record) => record[0]), ['-2', '1.5', '9', '10', '100']);
+  assert.deepEqual(
+    records.slice(1).map((record) => record[0]),
+    ['-2', '1.5', '9', '10', '100'],
+  );
 });
 
 test('export_table reads a JSON array of objects and a CSV file as sources, and an unsorted range stops early', async (t) => {
@@ -93,7 +109,10 @@ test('export_table reads a JSON array of objects and a CSV file as sources, and 
   const fromJson = ok(await call(env, 'export_table', { source: 'outputs/data.json', format: 'csv', range: { start: 1000, count: 5 }, filename: 'from-json' }));
   assert.equal(fromJson.path, 'outputs/from-json.csv');
   const jsonRecords = await readCsv(outputPath(env, fromJson.path));
-  assert.deepEqual(jsonRecords.slice(1), expectedSelection(rows, { range: { start: 1000, count: 5 } }).map((row) => row.map(csvText)));
+  assert.deepEqual(
+    jsonRecords.slice(1),
+    expectedSelection(rows, { range: { start: 1000, count: 5 } }).map((row) => row.map(csvText)),
+  );
 
   await writeFile(outputPath(env, 'outputs/envelope.json'), JSON.stringify({ total: 5000, items: makeRows(5000) }, null, 2));
   const fromEnvelope = ok(await call(env, 'export_table', { source: 'outputs/envelope.json', format: 'xlsx', range: { start: 4990 } }));

@@ -55,7 +55,13 @@ export async function zipEntries(file: string): Promise<string[]> {
 
 /** Unescapes the five XML entities (text extracted from OOXML). */
 export function xmlUnescape(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16))).replace(/&amp;/g, '&');
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+    .replace(/&amp;/g, '&');
 }
 
 type Row = Record<string, unknown>;
@@ -95,7 +101,7 @@ export function expectedSelection(rows: Row[], spec: Spec): unknown[][] {
 /** How a value appears in a CSV export: numbers as written by JS, text with the formula guard, JSON for nested values. */
 export function csvText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  if (typeof value === 'string') return /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/.test(value) ? `'${value}` : value;
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }

@@ -68,24 +68,30 @@ test('a spill that passes maxBytesPerConversation evicts the oldest spills of th
     await stat(path.join(env.sandboxRoot, 'c1', result.spill.path));
   }
   const left = (await readdir(path.join(env.sandboxRoot, 'c1/results'))).filter((name) => !name.endsWith('.meta.json')).sort();
-  assert.deepEqual(left, paths.slice(-3).map((entry) => path.basename(entry)), 'the three newest spills fit in 40 KiB beside the 5 KiB output');
+  assert.deepEqual(
+    left,
+    paths.slice(-3).map((entry) => path.basename(entry)),
+    'the three newest spills fit in 40 KiB beside the 5 KiB output',
+  );
   await stat(path.join(env.sandboxRoot, 'c1/outputs/kept.csv'));
   await stat(path.join(env.sandboxRoot, 'c2/results/0001-other.txt'));
   const read = await env.host.execute({ name: 'read_file', arguments: { path: paths[0] } }, { conversationId: 'c1' });
   assert.equal(read.error?.code, 'PATH_EXPIRED');
 });
 
-test('a spill that passes maxBytes evicts the oldest files of any conversation', async (t) => {
-  const env = await tempHost({ retention: { maxBytes: 35 * 1024, maxBytesPerConversation: 0 } });
+test("a spill that passes maxBytes evicts its own conversation's oldest files, never another conversation's", async (t) => {
+  const env = await tempHost({ retention: { maxBytes: 45 * 1024, maxBytesPerConversation: 0 } });
   t.after(() => env.cleanup());
   env.host.registerTool({ name: 'blob', description: 'blob', inputSchema: { type: 'object' }, handler: () => ({ value: kib(10) }) });
   const nowMs = Date.now();
-  await seedFile(env.sandboxRoot, 'old/results/0001-q.txt', 3, nowMs, kib(10));
+  await seedFile(env.sandboxRoot, 'old/results/0001-q.txt', 5, nowMs, kib(10));
   await seedFile(env.sandboxRoot, 'old/outputs/keep.csv', 4, nowMs, kib(10));
+  await seedFile(env.sandboxRoot, 'new/results/0001-q.txt', 3, nowMs, kib(10));
   const first = await env.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'new' });
-  await stat(path.join(env.sandboxRoot, 'old/results/0001-q.txt')); // 30 KiB + metadata: still under
+  await stat(path.join(env.sandboxRoot, 'new/results/0001-q.txt')); // 40 KiB + metadata: still under
   const second = await env.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'new' });
-  await assert.rejects(stat(path.join(env.sandboxRoot, 'old/results/0001-q.txt')), 'the oldest non-output file went');
+  await assert.rejects(stat(path.join(env.sandboxRoot, 'new/results/0001-q.txt')), "the writing conversation's oldest file went");
+  await stat(path.join(env.sandboxRoot, 'old/results/0001-q.txt')); // older, but another conversation's: kept
   await stat(path.join(env.sandboxRoot, 'old/outputs/keep.csv'));
   await stat(path.join(env.sandboxRoot, 'new', first.spill?.path ?? 'missing'));
   await stat(path.join(env.sandboxRoot, 'new', second.spill?.path ?? 'missing'));

@@ -18,9 +18,15 @@ test('tool patterns: * matches any run; the most specific pattern wins', () => {
 });
 
 test('property: a pattern without * matches only itself', () => {
-  fc.assert(fc.property(fc.string().filter((s) => !s.includes('*')), fc.string(), (pattern, name) => {
-    assert.equal(matchesToolPattern(pattern, name), pattern === name);
-  }));
+  fc.assert(
+    fc.property(
+      fc.string().filter((s) => !s.includes('*')),
+      fc.string(),
+      (pattern, name) => {
+        assert.equal(matchesToolPattern(pattern, name), pattern === name);
+      },
+    ),
+  );
 });
 
 test('close names find typos and substrings, nearest first', () => {
@@ -46,8 +52,16 @@ test('model JSON with __proto__ or constructor.prototype is refused', () => {
   assert.deepEqual(parseJsonSafely('{"a": [1]}'), { a: [1] });
 });
 
-test('a user regex that backtracks badly still finishes; an invalid one is INVALID_ARGUMENTS', () => {
-  const regex = compileUserRegExp('(a+)+$');
-  assert.equal(regex.test(`${'a'.repeat(40)}!`), false);
+test('a user regex that backtracks badly still finishes (RE2, with u and i too); an invalid or unsupported one is INVALID_ARGUMENTS', () => {
+  for (const flags of ['', 'u', 'iu']) {
+    const regex = compileUserRegExp('(a+)+$', flags);
+    assert.equal(regex.test(`${'a'.repeat(100_000)}!`), false);
+  }
+  assert.equal(compileUserRegExp('é', 'iu').test('CAFÉ'), true);
   assert.throws(() => compileUserRegExp('('), { code: 'INVALID_ARGUMENTS' });
+  assert.throws(
+    () => compileUserRegExp('(a)\\1'),
+    (error: Error) => /backreferences/.test(error.message),
+  );
+  assert.throws(() => compileUserRegExp('x'.repeat(5000)), { code: 'INVALID_ARGUMENTS' });
 });

@@ -1,7 +1,11 @@
+import { neutralizeFormula, splitsIntoFormula } from './formula-guard.js';
+
 /**
  * CSV cells as RFC 4180 text (comma, CRLF, fields with `"`, `,`, CR or LF quoted
  * and quotes doubled). Text that a spreadsheet would run as a formula (starting
- * with = + - @, tab or CR) gets a leading apostrophe; numbers are written as
+ * with = + - @, tab or CR, or their full-width and small-form look-alikes) gets
+ * a leading apostrophe, and text another reader's delimiter would split into a
+ * formula (`a;=cmd`) is quoted; numbers are written as
  * numbers, so -5 stays -5. Nested values are written as JSON text.
  */
 export function csvCell(value: unknown): string {
@@ -9,7 +13,7 @@ export function csvCell(value: unknown): string {
     case 'number':
       return String(value);
     case 'string':
-      return csvText(guardFormula(value));
+      return csvText(guardFormula(value), splitsIntoFormula(value));
     case 'boolean':
       return value ? 'true' : 'false';
     case 'bigint':
@@ -23,17 +27,14 @@ export function csvCell(value: unknown): string {
 
 /** The text as written, before quoting: an apostrophe in front of formula-like text. */
 export function guardFormula(text: string): string {
-  if (text.length === 0) return text;
-  const first = text.charCodeAt(0);
-  // = + - @ TAB CR
-  if (first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13) return `'${text}`;
-  return text;
+  return neutralizeFormula(text);
 }
 
 const needsQuotes = /[",\r\n]/;
 
-function csvText(text: string): string {
-  if (!needsQuotes.test(text)) return text;
+/** `force`: quoted even without a comma, so a reader splitting on ";" (or TAB, "|") cannot cut a formula out of it. */
+function csvText(text: string, force = false): string {
+  if (!force && !needsQuotes.test(text)) return text;
   return `"${text.replaceAll('"', '""')}"`;
 }
 

@@ -9,7 +9,25 @@ export type DocumentBlock =
   | { type: 'heading'; text: string; level: 1 | 2 | 3 }
   | { type: 'paragraph'; text: string }
   | { type: 'bullets'; items: string[] }
-  | { type: 'table'; source: string; title?: string; selection: Selection };
+  | { type: 'table'; source: string; title?: string; selection: Selection }
+  /** Rendered before the task reaches a worker (build_chart's path), then a figure. */
+  | { type: 'chart'; source: string; spec: Record<string, unknown>; title?: string; selection: Selection }
+  /** A PNG or JPEG from the sandbox; read before the task reaches a worker, then a figure. */
+  | { type: 'image'; path: string; title?: string }
+  | FigureBlock;
+
+/** A picture ready to embed: what chart and image blocks become before a worker writes the document. */
+export interface FigureBlock {
+  type: 'figure';
+  data: Uint8Array;
+  format: 'png' | 'jpg';
+  /** Pixels. */
+  width: number;
+  height: number;
+  title?: string;
+  /** The chart's source or the image's path, for notes. */
+  from: string;
+}
 
 export interface DocumentSpec {
   title: string;
@@ -27,12 +45,16 @@ const maxBlocks = 2_000;
  */
 export function documentSpecSchema(options: SchemaOptions = {}) {
   const block = Type.Object({
-    type: enumOf(['heading', 'paragraph', 'bullets', 'table']),
+    type: enumOf(['heading', 'paragraph', 'bullets', 'table', 'chart', 'image']),
     text: Type.Optional(Type.String({ description: 'heading, paragraph' })),
     level: Type.Optional(enumOf([1, 2, 3], { description: 'heading level, default 1' })),
     items: Type.Optional(Type.Array(Type.String(), { description: 'bullets' })),
     source: Type.Optional(Type.String({ description: 'table: sandbox path of the rows, e.g. "results/0007-query_sql.jsonl"' })),
-    title: Type.Optional(Type.String({ description: 'table: caption' })),
+    title: Type.Optional(Type.String({ description: 'table, chart, image: caption' })),
+    spec: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'chart: a Vega-Lite spec WITHOUT data (as build_chart); the rows come from source' }),
+    ),
+    path: Type.Optional(Type.String({ description: 'image: sandbox path of a PNG or JPEG, e.g. "outputs/tickets-chart.png"' })),
     ...selectionSchema,
   });
   return Type.Object(
@@ -94,8 +116,28 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
         if (block.title !== undefined) table.title = text(block.title, `${where}.title`);
         return table;
       }
+      case 'chart': {
+        allow(['source', 'spec', 'title', 'columns', 'sort', 'range']);
+        if (typeof block.source !== 'string' || block.source.length === 0) fail(`${where}.source`, 'must be the sandbox path of a table, e.g. "results/0009-query_files.jsonl"');
+        if (!isJsonObject(block.spec)) fail(`${where}.spec`, 'must be a Vega-Lite spec object without data, e.g. {"mark": "bar", "encoding": {...}}');
+        const chart: DocumentBlock = {
+          type: 'chart',
+          source: block.source as string,
+          spec: block.spec as Record<string, unknown>,
+          selection: normalizeSelection(block, `${where.slice(2)}.`),
+        };
+        if (block.title !== undefined) chart.title = text(block.title, `${where}.title`);
+        return chart;
+      }
+      case 'image': {
+        allow(['path', 'title']);
+        if (typeof block.path !== 'string' || block.path.length === 0) fail(`${where}.path`, 'must be the sandbox path of a PNG or JPEG, e.g. "outputs/tickets-chart.png"');
+        const image: DocumentBlock = { type: 'image', path: block.path as string };
+        if (block.title !== undefined) image.title = text(block.title, `${where}.title`);
+        return image;
+      }
       default:
-        return fail(`${where}.type`, 'must be one of "heading", "paragraph", "bullets", "table"');
+        return fail(`${where}.type`, 'must be one of "heading", "paragraph", "bullets", "table", "chart", "image"');
     }
   });
   const result: DocumentSpec = { title, blocks };

@@ -1,5 +1,7 @@
 /** build_document as DOCX (docx library): Word headings, bullets, tables with a repeating header row. */
-import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
+import { AlignmentType, Document, HeadingLevel, ImageRun, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
+import { SpillwayError } from '../../errors.js';
+import type { FigureBlock } from './document-spec.js';
 import { loadDocumentTables, type LoadedTable } from './document-tables.js';
 import { displayText, xmlSafeText, numericColumns } from './table-notes.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
@@ -29,6 +31,13 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
         if (table.rows.length === 0) children.push(new Paragraph({ children: [new TextRun({ text: '(no rows)', italics: true })] }));
         break;
       }
+      case 'figure':
+        children.push(...figureParagraphs(block));
+        break;
+      case 'chart':
+      case 'image':
+        // build_document turns these into figures before the task reaches a worker.
+        throw new SpillwayError('INTERNAL', `A ${block.type} block reached the DOCX writer unresolved.`);
     }
   }
   const document = new Document({ title: xmlSafeText(task.spec.title), creator: 'spillway', sections: [{ children }] });
@@ -43,6 +52,20 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
     await output.abort();
     throw error;
   }
+}
+
+/** Fits a page's text width (6 inches at 96 px an inch) and most of its height; never enlarged. */
+const figureBox = { width: 600, height: 720 };
+
+/** A figure as a centred picture, its title below in bold. */
+function figureParagraphs(figure: FigureBlock): Paragraph[] {
+  const scale = Math.min(1, figureBox.width / figure.width, figureBox.height / figure.height);
+  const transformation = { width: Math.round(figure.width * scale), height: Math.round(figure.height * scale) };
+  const picture = new ImageRun({ type: figure.format, data: figure.data, transformation });
+  const paragraphs = [new Paragraph({ children: [picture], alignment: AlignmentType.CENTER, keepNext: figure.title !== undefined })];
+  if (figure.title === undefined) return paragraphs;
+  const caption = new TextRun({ text: xmlSafeText(figure.title), bold: true });
+  return [...paragraphs, new Paragraph({ children: [caption], alignment: AlignmentType.CENTER })];
 }
 
 /** A paragraph block: blank lines separate paragraphs; single line breaks stay breaks. */

@@ -1,14 +1,15 @@
+import { neutralizeMarkdown } from './markdown-safe-text.js';
 import { displayText, numericColumns } from './table-notes.js';
 import type { OutputColumn } from '../selection/selection.js';
 
 /** A cell longer than this is cut with "…" (the table is for reading in an answer). */
 export const maxMarkdownCellChars = 500;
 
-/** Text safe inside a GFM table cell: pipes escaped, line breaks as <br>, cut when very long. */
+/** Text safe inside a GFM table cell: pipes escaped, no HTML, links or images (neutralizeMarkdown), line breaks as <br>, cut when very long. */
 export function markdownCell(value: unknown): string {
   let text = displayText(value);
   if (text.length > maxMarkdownCellChars) text = `${text.slice(0, maxMarkdownCellChars - 1)}…`;
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r\n|\r|\n/g, '<br>').trim();
+  return neutralizeMarkdown(text);
 }
 
 /** A GitHub-flavoured Markdown table; columns holding only numbers are right-aligned. */

@@ -1,6 +1,8 @@
 /** build_document as PPTX (pptxgenjs): title slide, text slides, tables paginated with the header on every slide. */
 import pptxgenModule from 'pptxgenjs';
 import { formatCount } from '../../util/format.js';
+import { SpillwayError } from '../../errors.js';
+import type { FigureBlock } from './document-spec.js';
 import { loadDocumentTables, type LoadedTable } from './document-tables.js';
 import { displayText, xmlSafeText, numericColumns } from './table-notes.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
@@ -19,6 +21,7 @@ export const maxCellChars = 300;
 const linesPerSlide = 14;
 const charsPerLine = 95;
 const slideWidth = 13.333;
+const slideHeight = 7.5;
 const margin = 0.5;
 
 type TextItem = { text: string; options: Record<string, unknown> };
@@ -84,6 +87,18 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
         cutCells += added.cutCells;
         break;
       }
+      case 'figure': {
+        const heading = text?.items.length === 0 ? text.title : undefined;
+        if (heading !== undefined) text = undefined;
+        else flushText();
+        addFigureSlide({ pptx, figure: block, caption: block.title ?? heading, contentWidth });
+        slides += 1;
+        break;
+      }
+      case 'chart':
+      case 'image':
+        // build_document turns these into figures before the task reaches a worker.
+        throw new SpillwayError('INTERNAL', `A ${block.type} block reached the PPTX writer unresolved.`);
     }
   }
   flushText();
@@ -101,6 +116,21 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
     await output.abort();
     throw error;
   }
+}
+
+/** A slide with the figure fitted below its caption (or the preceding heading), centred, never larger than 96 px an inch. */
+function addFigureSlide(options: { pptx: Presentation; figure: FigureBlock; caption: string | undefined; contentWidth: number }): void {
+  const { pptx, figure, caption, contentWidth } = options;
+  const slide = pptx.addSlide();
+  const top = caption === undefined ? margin : 1.3;
+  if (caption !== undefined) slide.addText(xmlSafeText(caption), { x: margin, y: 0.3, w: contentWidth, h: 0.9, fontSize: 28, bold: true });
+  const boxHeight = slideHeight - top - margin;
+  const scale = Math.min(1 / 96, contentWidth / figure.width, boxHeight / figure.height);
+  const w = figure.width * scale;
+  const h = figure.height * scale;
+  const base64 = Buffer.from(figure.data.buffer, figure.data.byteOffset, figure.data.byteLength).toString('base64');
+  const data = `image/${figure.format === 'jpg' ? 'jpeg' : 'png'};base64,${base64}`;
+  slide.addImage({ data, x: margin + (contentWidth - w) / 2, y: top + (boxHeight - h) / 2, w, h });
 }
 
 /** Slides for one table: {@link tableRowsPerSlide} rows each, the header row repeated, the title saying which rows. */

@@ -25,7 +25,8 @@ export async function openOutput(target: OutputTarget): Promise<OutputFile> {
   } else {
     finalPath = path.resolve(target.path);
   }
-  const pending = await createPendingFile(finalPath);
+  // A sandbox folder is opened and checked; a path an operator chose (CLI export) is used as given.
+  const pending = await createPendingFile(finalPath, { pinFolder: target.kind === 'sandbox' });
   return {
     pending,
     async commit() {

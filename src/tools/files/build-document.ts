@@ -8,7 +8,7 @@ import { enumOf } from '../../util/schema-builders.js';
 import { formatCount, plural } from '../../util/format.js';
 import { selectionNotes } from '../../files/selection/selection-notes.js';
 import { renameNote, reportColumns, sizeText } from './describe-output.js';
-import { documentSpecSchema, normalizeDocumentSpec, type DocumentSpec } from '../../files/formats/document-spec.js';
+import { documentSpecSchema, normalizeDocumentSpec, type DocumentBlock, type DocumentSpec } from '../../files/formats/document-spec.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
 import type { DocumentResult, DocumentTask } from '../../files/pool/worker-task.js';
@@ -29,7 +29,9 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
     name: 'build_document',
     description: (config) => [
       'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
-      'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]} and {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"?,"sort"?,"range"?}.',
+      'The spec is {"title", "subtitle"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"}, {"type":"bullets","items":[...]},' +
+        ' {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"?,"sort"?,"range"?},' +
+        ' {"type":"chart","source","spec" (Vega-Lite without data, as build_chart),"title"?,"columns"?,"sort"?,"range"?} and {"type":"image","path":"outputs/x.png","title"?} (PNG or JPEG).',
       'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
       'DOCX tables repeat their header row on every page; PPTX tables are split over as many slides as needed, header on each.',
       `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
@@ -40,7 +42,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
     annotations: { title: 'Build a document', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async handler(args, context) {
       const { format } = args;
-      const spec = await readSpec(args, context);
+      const spec = await resolveFigures(await readSpec(args, context), services, context);
       const filename = outputFilename({ requested: args.filename, sourcePath: defaultStem(spec.title), extension: format });
       await context.sandbox.ensure();
       const location = { root: services.sandboxRoot, conversationId: context.conversationId };
@@ -77,6 +79,23 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
       };
     },
   });
+}
+
+/** Chart and image blocks become pictures here, on the main thread (charts render in their own worker), before the document task. */
+async function resolveFigures(spec: DocumentSpec, services: FileToolServices, context: ToolContext): Promise<DocumentSpec> {
+  const blocks: DocumentBlock[] = [];
+  for (const [index, block] of spec.blocks.entries()) {
+    if (block.type !== 'chart' && block.type !== 'image') {
+      blocks.push(block);
+      continue;
+    }
+    if (services.figures === undefined) {
+      const field = `$.blocks[${index}]`;
+      throw new SpillwayError('INVALID_ARGUMENTS', `${field} is a ${block.type} block, but this host has no chart and image support; leave it out.`, { field });
+    }
+    blocks.push(await services.figures(block, context));
+  }
+  return { ...spec, blocks };
 }
 
 async function readSpec(args: Static<typeof buildDocumentInput>, context: ToolContext): Promise<DocumentSpec> {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Host } from '../../host/host.js';
 import type { ToolContext } from '../../host/tool.js';
 import { FilePool, type FileJobObservation } from '../../files/pool/file-pool.js';
+import type { DocumentBlock, FigureBlock } from '../../files/formats/document-spec.js';
 import type { OutputTarget, WorkerKind } from '../../files/pool/worker-task.js';
 
 /** What the file tools share: the real sandbox root and the worker pool (created on first use). */
@@ -15,11 +16,17 @@ export interface FileToolServices {
    * of the same name in the same conversation at that moment.
    */
   runToOutput<R>(kind: WorkerKind, task: { output: OutputTarget }, context: ToolContext): Promise<R>;
+  /** Renders chart blocks and reads image blocks for build_document; absent, such blocks are refused. */
+  figures?: FigureResolver;
 }
+
+/** Turns a document's chart or image block into a picture (registered by the analysis tools). */
+export type FigureResolver = (block: Extract<DocumentBlock, { type: 'chart' | 'image' }>, context: ToolContext) => Promise<FigureBlock>;
 
 export interface FileToolOptions {
   /** Entry modules that replace the built-in worker of a format (see FilePoolOptions.modules). */
   workerModules?: Partial<Record<WorkerKind, URL>>;
+  figures?: FigureResolver;
 }
 
 /**
@@ -35,6 +42,7 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
   const writing = new Map<string, number>();
   const services: FileToolServices = {
     sandboxRoot: host.sandbox.root,
+    ...(options.figures === undefined ? {} : { figures: options.figures }),
     pool() {
       if (pool === undefined) {
         const { poolSize, maxQueue, taskTimeoutMs } = host.config.workers;

@@ -1,10 +1,11 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../../host/define-tool.js';
-import { isTempName } from '../../sandbox/index.js';
+import { isTempName, PinnedFolder, readSidecar } from '../../sandbox/index.js';
 import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';
+import { describeColumn } from '../../spill/profile-text.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 
 export interface FileEntry {
@@ -13,6 +14,8 @@ export interface FileEntry {
   format: string;
   rows?: number;
   columns?: string[];
+  /** Tables spilled with a profile: one line per column (inspect_file gives the whole profile). */
+  profile?: string[];
   modifiedAt: string;
   /** When retention will delete it; absent for outputs/, which never expire. */
   expiresAt?: string;
@@ -21,7 +24,7 @@ export interface FileEntry {
 export const listFilesTool = defineTool({
   name: 'list_files',
   description: [
-    'List the files of this conversation\'s sandbox with size, format, rows (for tables) and expiry time.',
+    "List the files of this conversation's sandbox with size, format, rows, columns and a one-line profile per column (for spilled tables) and expiry time.",
     'Folders: results/ (spilled tool results), errors/ (full error texts), args/ (arguments files), scripts/, outputs/ (files given to the user; never expire).',
     'Give dir (e.g. "results") to list one folder.',
   ].join(' '),
@@ -41,7 +44,17 @@ export const listFilesTool = defineTool({
     const max = config.reread.maxListEntries;
     const retentionMs = config.retention.days * 86_400_000;
     const walk = async (dir: string): Promise<void> => {
-      const items: Dirent[] = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      // Listed through the opened folder (PinnedFolder): a folder swapped for a symlink lists nothing from outside.
+      const folder = await PinnedFolder.open(dir).catch(() => undefined);
+      if (folder === undefined) return;
+      try {
+        await walkIn(dir, folder);
+      } finally {
+        await folder.close();
+      }
+    };
+    const walkIn = async (dir: string, opened: PinnedFolder): Promise<void> => {
+      const items: Dirent[] = await readdir(opened.entry(''), { withFileTypes: true }).catch(() => []);
       items.sort((a, b) => a.name.localeCompare(b.name));
       for (const item of items) {
         const absolute = path.join(dir, item.name);
@@ -54,8 +67,8 @@ export const listFilesTool = defineTool({
           more += 1;
           continue;
         }
-        const info = await lstat(absolute).catch(() => undefined);
-        if (info === undefined) continue;
+        const info = await lstat(opened.entry(item.name)).catch(() => undefined);
+        if (info === undefined || !info.isFile()) continue;
         const relative = sandbox.relativeOf(absolute);
         const folder = relative.split('/')[0] as ConversationFolder;
         const meta = await readMetadata(`${absolute}${metadataSuffix}`);
@@ -67,6 +80,7 @@ export const listFilesTool = defineTool({
         };
         if (meta?.rows !== undefined) entry.rows = meta.rows;
         if (meta?.columns !== undefined) entry.columns = meta.columns;
+        if (meta?.profile !== undefined) entry.profile = meta.profile.columns.map((column) => describeColumn(column, meta.profile?.rows ?? 0));
         if (expiringFolders.includes(folder)) entry.expiresAt = meta?.expiresAt ?? new Date(info.mtime.getTime() + retentionMs).toISOString();
         entries.push(entry);
       }
@@ -80,7 +94,9 @@ export const listFilesTool = defineTool({
 
 async function readMetadata(file: string): Promise<Partial<SpillRef> | undefined> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as Partial<SpillRef>;
+    // Never through a planted symlink or FIFO (readSidecar): a listing must not hang or read outside.
+    const text = await readSidecar(file, 1024 * 1024);
+    return text === undefined ? undefined : (JSON.parse(text) as Partial<SpillRef>);
   } catch {
     return undefined;
   }

@@ -5,6 +5,9 @@ import { formatCount } from '../../util/format.js';
 import { compileUserRegExp } from '../../util/safe-regexp.js';
 import { capLine, looksBinary, readLines } from './read-lines.js';
 
+/** A search that runs longer stops and says how far it got. */
+const searchTimeLimitMs = 30_000;
+
 export const searchFileTool = defineTool({
   name: 'search_file',
   description: [
@@ -15,7 +18,11 @@ export const searchFileTool = defineTool({
   inputSchema: Type.Object(
     {
       path: Type.String({ description: 'File path relative to the conversation folder.' }),
-      pattern: Type.String({ minLength: 1, description: 'Text to find (or a JavaScript regular expression when regex is true).' }),
+      pattern: Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description: 'Text to find (or a regular expression when regex is true: RE2 syntax, linear time; no backreferences or lookaround).',
+      }),
       regex: Type.Optional(Type.Boolean({ description: 'Treat pattern as a regular expression. Default false.' })),
       ignoreCase: Type.Optional(Type.Boolean({ description: 'Case-insensitive matching. Default false.' })),
       limit: Type.Optional(Type.Integer({ minimum: 1, description: 'Most matches to return.' })),
@@ -39,8 +46,16 @@ export const searchFileTool = defineTool({
       let found = 0;
       let chars = 0;
       let total = 0;
+      let stopped: string | undefined;
+      const deadline = performance.now() + searchTimeLimitMs;
       for await (const line of readLines(file)) {
         total = line.number;
+        // Matching is linear (RE2), but a huge file still takes time: the call's cancel and a time limit stop it.
+        if (line.number % 256 === 0) {
+          if (context.signal.aborted) stopped = 'the call was cancelled';
+          else if (performance.now() > deadline) stopped = `it ran longer than ${searchTimeLimitMs / 1000} s`;
+          if (stopped !== undefined) break;
+        }
         if (!matches(line.text)) continue;
         found += 1;
         if (out.length >= limit) continue;
@@ -49,9 +64,15 @@ export const searchFileTool = defineTool({
         out.push(text);
         chars += text.length + 1;
       }
+      if (stopped !== undefined) {
+        const head = `[Search stopped after ${formatCount(total)} lines of ${file.relative} because ${stopped}; the rest of the file was not searched. ${formatCount(found)} matching line${found === 1 ? '' : 's'} so far. Narrow the search (a more specific pattern) or read a part with read_file.]`;
+        return { value: out.length === 0 ? head : `${head}\n${out.join('\n')}` };
+      }
       if (found === 0) return { value: `[No line of ${file.relative} (${formatCount(total)} lines) matches ${JSON.stringify(pattern)}.]` };
       const shown = out.length < found ? `; showing the first ${formatCount(out.length)} (cap reached; narrow the pattern)` : '';
-      return { value: `[${formatCount(found)} matching line${found === 1 ? '' : 's'} in ${file.relative} (${formatCount(total)} lines)${shown}]\n${out.join('\n')}` };
+      return {
+        value: `[${formatCount(found)} matching line${found === 1 ? '' : 's'} in ${file.relative} (${formatCount(total)} lines)${shown}]\n${out.join('\n')}`,
+      };
     } finally {
       await file.handle.close();
     }
@@ -65,6 +86,7 @@ function textMatcher(pattern: string, ignoreCase: boolean): (line: string) => bo
 }
 
 function regexMatcher(pattern: string, ignoreCase: boolean): (line: string) => boolean {
+  // RE2: linear in the line whatever the pattern, so no pattern can stall the host.
   const regex = compileUserRegExp(pattern, ignoreCase ? 'iu' : 'u');
   return (line) => regex.test(line);
 }

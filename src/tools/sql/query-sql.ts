@@ -4,7 +4,7 @@ import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import type { LazySqlSource } from '../../sql/open-sql-source.js';
 import type { SqlResult } from '../../sql/sql-source.js';
-import { formatCount, plural } from '../../util/format.js';
+import { formatBytes, formatCount, plural } from '../../util/format.js';
 
 const demoTables = [
   'Tables: transactions(id, ts ISO-8601 text, account_id, merchant, category, country, amount real, currency, channel, label "fraud"|"genuine", note text or null)',
@@ -35,13 +35,14 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
   return defineTool({
     name: 'query_sql',
     // The dialect and the tables follow sql.source, which a configuration reload may change.
-    description: (config) => [
-      `Runs one read-only SQL statement (${config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite'} dialect) against ${describeSource(config)}`,
-      'Filter, join, group and sort in SQL: the file tools do not filter.',
-      'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows are returned.',
-      'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
-      'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
-    ].join(' '),
+    description: (config) =>
+      [
+        `Runs one read-only SQL statement (${config.sql.source.type === 'postgres' ? 'PostgreSQL' : 'SQLite'} dialect) against ${describeSource(config)}`,
+        'Filter, join, group and sort in SQL: the file tools do not filter.',
+        'The result is {total, returned, limited, summary, rows}: total is every row the query matches, counted by the database (null, with totalAtLeast, if counting outlasts the time limit); at most sql.maxRows rows and sql.maxBytes bytes are returned (cutAtBytes says when the byte limit cut the rows).',
+        'Large results are saved to a file (e.g. results/0001-query_sql.jsonl) and you get its path, row count and columns: pass that path as `source` to export_table, draw_table or build_document, never the rows themselves.',
+        'Writes (INSERT, UPDATE, DELETE, CREATE, ATTACH, PRAGMA assignments, several statements) are refused.',
+      ].join(' '),
     inputSchema: Type.Object(
       {
         sql: Type.String({ minLength: 1, maxLength: 100_000, description: 'One SELECT (or WITH … SELECT) statement. No trailing second statement.' }),
@@ -61,10 +62,10 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
     async handler(args, context) {
       const { sql } = args;
       const label = args.label === '' ? undefined : args.label;
-      const { maxRows, timeoutMs } = context.config.sql;
+      const { maxRows, timeoutMs, maxBytes } = context.config.sql;
       const source = await options.source.get(context.config);
       const started = performance.now();
-      const result = await source.query({ sql, maxRows, timeoutMs, signal: context.signal });
+      const result = await source.query({ sql, maxRows, maxBytes, timeoutMs, signal: context.signal });
       context.logger.info(
         { source: source.kind, total: result.total, returned: result.rows.length, ms: Math.round(performance.now() - started) },
         'query_sql ran',
@@ -75,18 +76,21 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
 }
 
 /** The tool's value: counts and notes first (they stay in the spill metadata), rows last. */
-export function presentQueryResult(result: SqlResult, options: { label: string | undefined; maxRows: number }): Record<string, unknown> {
+export function presentQueryResult(result: SqlResult, options: { label: string | undefined; maxRows: number; limitKey?: string }): Record<string, unknown> {
+  const limitKey = options.limitKey ?? 'sql.maxRows';
   const returned = result.rows.length;
-  const limited = result.total === null || returned < result.total;
+  const limited = result.total === null || returned < result.total || result.cutAtBytes !== undefined;
   const narrow = 'Narrow the query (WHERE), aggregate (GROUP BY) or page (ORDER BY … LIMIT/OFFSET) to see the rest.';
   const summary =
-    result.total === null
-      ? `${formatCount(returned)} rows returned (the row limit, sql.maxRows); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
-      : limited
-        ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (sql.maxRows) is ${formatCount(options.maxRows)}. The total is the database's own count. ${narrow}`
-        : returned === 0
-          ? 'The query matched no rows.'
-          : `${plural(returned, 'row')}, all returned.`;
+    result.cutAtBytes !== undefined
+      ? `${formatCount(returned)} ${result.total === null ? '' : `of ${formatCount(result.total)} `}rows returned: the result was cut at ${formatBytes(result.cutAtBytes)} (the byte limit, sql.maxBytes) before the row limit. ${result.total === null ? 'More rows match. ' : ''}Select fewer or shorter columns, or ${narrow.charAt(0).toLowerCase()}${narrow.slice(1)}`
+      : result.total === null
+        ? `${formatCount(returned)} rows returned (the row limit, ${limitKey}); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
+        : limited
+          ? `${formatCount(returned)} of ${formatCount(result.total)} rows returned: the row limit (${limitKey}) is ${formatCount(options.maxRows)}. The total is the database's own count. ${narrow}`
+          : returned === 0
+            ? 'The query matched no rows.'
+            : `${plural(returned, 'row')}, all returned.`;
   const notes = [...result.notes];
   if (result.blobColumns.length > 0) {
     notes.push(`BLOB values in ${result.blobColumns.map((column) => JSON.stringify(column)).join(', ')} are given as base64 strings.`);
@@ -97,6 +101,7 @@ export function presentQueryResult(result: SqlResult, options: { label: string |
   if (result.total === null) value.totalAtLeast = returned + 1;
   value.returned = returned;
   value.limited = limited;
+  if (result.cutAtBytes !== undefined) value.cutAtBytes = result.cutAtBytes;
   value.summary = summary;
   if (notes.length > 0) value.notes = notes;
   if (result.blobColumns.length > 0) value.binaryEncoding = Object.fromEntries(result.blobColumns.map((column) => [column, 'base64']));

@@ -1,0 +1,234 @@
+/**
+ * Child process that runs one query_files statement with DuckDB. A child per
+ * query: DuckDB's settings are per instance and locked once set, so each
+ * conversation's query gets an instance that can read that conversation's
+ * files and nothing else, and a query past its deadline is stopped by killing
+ * the process (DuckDB's interrupt does not reach every native loop).
+ *
+ * Protocol (IPC, JSON): the parent sends one `run`; the child answers with one
+ * `result` or `error` and exits. It imports DuckDB at start, so a spare child
+ * forked ahead of time is ready when a query arrives.
+ */
+import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
+import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
+import type { RawSqlResult } from '../sql/sql-source.js';
+
+export interface FilesSqlRequest {
+  type: 'run';
+  /** The conversation folder: relative paths in the SQL are read from here. */
+  cwd: string;
+  sql: string;
+  /** Absolute paths of the conversation's data files: DuckDB's allowed_paths. */
+  allowedPaths: string[];
+  maxRows: number;
+  memoryLimitMb: number;
+  threads: number;
+}
+
+/**
+ * export_table format parquet: spillway's own SELECT (never the model's SQL)
+ * copied to a temporary file in outputs/, the only path besides the source
+ * that this instance may touch.
+ */
+export interface ParquetExportRequest {
+  type: 'export';
+  cwd: string;
+  select: string;
+  /** The source file and the temporary output file: DuckDB's allowed_paths. */
+  allowedPaths: string[];
+  output: string;
+  memoryLimitMb: number;
+  threads: number;
+}
+
+export type FilesSqlResponse =
+  { type: 'ready' } | { type: 'result'; result: RawSqlResult } | { type: 'exported'; rows: number } | { type: 'error'; error: SerializedError };
+
+/** Resolves once the message is handed to the IPC channel (a large result must not be cut by the exit that follows). */
+function send(message: FilesSqlResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.send === undefined) resolve();
+    else process.send(message, undefined, {}, () => resolve());
+  });
+}
+
+/** A DuckDB string literal. */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/**
+ * An instance whose configuration is locked before the model's SQL runs:
+ * no extension installed or loaded, external access off except the listed
+ * files, no spilling to a temp folder, bounded memory and threads.
+ */
+async function lockedConnection(request: { allowedPaths: string[]; memoryLimitMb: number; threads: number }): Promise<DuckDBConnection> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    allow_community_extensions: 'false',
+    memory_limit: `${request.memoryLimitMb}MB`,
+    threads: String(request.threads),
+    temp_directory: '',
+  });
+  const connection = await instance.connect();
+  // allowed_paths is a list, which DuckDB does not take at instance creation: set it, then shut the door.
+  await connection.run(`SET allowed_paths = [${request.allowedPaths.map(literal).join(', ')}]`);
+  await connection.run('SET allowed_directories = []');
+  await connection.run('SET enable_external_access = false');
+  await connection.run('SET lock_configuration = true');
+  return connection;
+}
+
+const readKeywords = new Set(['SELECT', 'WITH', 'FROM', 'VALUES', 'DESCRIBE', 'SUMMARIZE', 'SHOW', 'TABLE']);
+
+/** The statement's first word, past comments and opening parentheses, in upper case. */
+export function leadingKeyword(sql: string): string {
+  const rest = sql.replace(/^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/|\()*/, '');
+  return /^[A-Za-z_]+/.exec(rest)?.[0].toUpperCase() ?? '';
+}
+
+/** One statement, and only one that reads (SELECT, WITH, FROM-first, VALUES, DESCRIBE, SUMMARIZE). */
+async function prepareReadOnly(connection: DuckDBConnection, sql: string) {
+  const extracted = await connection.extractStatements(sql).catch((error: unknown) => {
+    throw duckdbError(error, sql);
+  });
+  if (extracted.count !== 1) {
+    throw new SpillwayError('SQL_READ_ONLY', `query_files runs exactly one statement; this text holds ${extracted.count}. Send one SELECT.`, {
+      statements: extracted.count,
+    });
+  }
+  // Checked before DuckDB binds the statement, so a COPY is refused as a write, not as a file it may not touch.
+  const keyword = leadingKeyword(sql);
+  if (!readKeywords.has(keyword)) {
+    throw new SpillwayError(
+      'SQL_READ_ONLY',
+      `query_files only reads: a statement starting with ${keyword === '' ? 'nothing recognisable' : keyword} is refused (no COPY, ATTACH, INSTALL, LOAD, SET, CREATE, EXPORT or PRAGMA). Send one SELECT over the conversation's files.`,
+      { keyword },
+    );
+  }
+  const prepared = await extracted.prepare(0).catch((error: unknown) => {
+    throw duckdbError(error, sql);
+  });
+  if (prepared.statementType !== StatementType.SELECT) {
+    const kind = StatementType[prepared.statementType] ?? String(prepared.statementType);
+    throw new SpillwayError(
+      'SQL_READ_ONLY',
+      `query_files only reads: a ${kind} statement is refused (no COPY, ATTACH, INSTALL, LOAD, SET, CREATE, EXPORT or PRAGMA that changes anything). Send one SELECT over the conversation's files.`,
+      { statementType: kind },
+    );
+  }
+  return prepared;
+}
+
+const integerTypes = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT]);
+
+/** Reads the first maxRows rows as JSON values and counts the rest without converting them. */
+async function collect(result: DuckDBResult, maxRows: number): Promise<RawSqlResult> {
+  // Repeated names are made unique by the parent (toObjectRows), with a note, as query_sql does.
+  const columns = result.columnNames();
+  const typeIds = columns.map((_, index) => result.columnTypeId(index));
+  const notes: string[] = [];
+  const unsafeIntegers = new Set<string>();
+  const decimals = new Set<string>();
+  const rows: unknown[][] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (chunk === null || chunk.rowCount === 0) break;
+    total += chunk.rowCount;
+    if (rows.length >= maxRows) continue;
+    for (const row of chunk.convertRows(JsonDuckDBValueConverter)) {
+      if (rows.length >= maxRows) break;
+      for (let index = 0; index < row.length; index += 1) {
+        const value = row[index];
+        if (typeof value !== 'string') continue;
+        const typeId = typeIds[index] as number;
+        // BIGINT and DECIMAL come as text; numbers are what a model and a chart expect.
+        if (integerTypes.has(typeId)) {
+          const number = Number(value);
+          if (Number.isSafeInteger(number)) row[index] = number;
+          else unsafeIntegers.add(columns[index] as string);
+        } else if (typeId === DuckDBTypeId.DECIMAL) {
+          row[index] = Number(value);
+          decimals.add(columns[index] as string);
+        }
+      }
+      rows.push(row);
+    }
+  }
+  if (unsafeIntegers.size > 0) notes.push(`Integers beyond ±2^53 in ${[...unsafeIntegers].join(', ')} are given as strings so no digit is lost.`);
+  if (decimals.size > 0) notes.push(`DECIMAL values in ${[...decimals].join(', ')} are given as JSON numbers (double precision).`);
+  return { columns, rows, total, blobColumns: [], notes };
+}
+
+/** A DuckDB failure as a coded error: refused file access, memory limit, or the database's own message. */
+export function duckdbError(error: unknown, sql: string): SpillwayError {
+  if (SpillwayError.is(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  // A quoted name without a data extension is looked up as a table: for a path, that is a refused file too.
+  const refused = /Cannot access (?:file|directory) "([^"]*)"/.exec(message) ?? /Table with name (\S*[/\\:]\S*) does not exist/.exec(message);
+  if (refused !== null || /disabled (?:by|through) configuration/.test(message)) {
+    const file = refused?.[1] ?? '';
+    return new SpillwayError(
+      'SQL_FILE_REFUSED',
+      `query_files can read only this conversation's own data files (JSONL, JSON, CSV, Parquet), each named by its sandbox path like 'results/0003-list_tickets.jsonl'; ${file === '' ? 'the statement asked for something else' : `"${file}" is not one of them`} (no absolute paths, other conversations, symlinks, globs, extensions or remote URLs). list_files shows the files there are.`,
+      { file, message: message.slice(0, 500) },
+    );
+  }
+  if (/Out of Memory Error/i.test(message)) {
+    return new SpillwayError(
+      'SQL_LIMIT',
+      `The query needed more memory than analysis.memoryBytes allows: ${message.split('\n')[0]}. Aggregate or filter earlier, or select fewer columns.`,
+      {
+        limit: 'analysis.memoryBytes',
+        message: message.slice(0, 500),
+      },
+    );
+  }
+  return new SpillwayError('SQL_ERROR', `DuckDB error: ${message.slice(0, 2000)}\nFix the statement and run query_files again.`, {
+    database: 'DuckDB',
+    message: message.slice(0, 2000),
+    sql: sql.slice(0, 200),
+  });
+}
+
+async function run(request: FilesSqlRequest): Promise<void> {
+  try {
+    process.chdir(request.cwd);
+    const connection = await lockedConnection(request);
+    const prepared = await prepareReadOnly(connection, request.sql);
+    const result = await prepared.stream().catch((error: unknown) => {
+      throw duckdbError(error, request.sql);
+    });
+    const collected = await collect(result, request.maxRows).catch((error: unknown) => {
+      throw duckdbError(error, request.sql);
+    });
+    await send({ type: 'result', result: collected });
+  } catch (error) {
+    await send({ type: 'error', error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
+  }
+}
+
+async function exportParquet(request: ParquetExportRequest): Promise<void> {
+  try {
+    process.chdir(request.cwd);
+    const connection = await lockedConnection(request);
+    // USE_TMP_FILE false: DuckDB would otherwise write beside the output under a name it may not touch.
+    const reader = await connection
+      .runAndReadAll(`COPY (${request.select}) TO '${request.output.replace(/'/g, "''")}' (FORMAT parquet, USE_TMP_FILE false)`)
+      .catch((error: unknown) => {
+        throw duckdbError(error, request.select);
+      });
+    const rows = Number(reader.getRowsJson()[0]?.[0] ?? 0);
+    await send({ type: 'exported', rows });
+  } catch (error) {
+    await send({ type: 'error', error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
+  }
+}
+
+process.on('message', (message: FilesSqlRequest | ParquetExportRequest) => {
+  const work = message?.type === 'run' ? run(message) : message?.type === 'export' ? exportParquet(message) : undefined;
+  void work?.finally(() => process.disconnect?.());
+});
+void send({ type: 'ready' });

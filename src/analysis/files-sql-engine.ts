@@ -1,0 +1,252 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { SpillwayError } from '../errors.js';
+import type { ConversationSandbox } from '../sandbox/index.js';
+import { toObjectRows, type SqlResult } from '../sql/sql-source.js';
+import { listDataFiles } from './data-files.js';
+import type { FilesSqlRequest, FilesSqlResponse, ParquetExportRequest } from './files-sql-child.js';
+
+const childModule = fileURLToPath(new URL('./files-sql-child.js', import.meta.url));
+
+export interface FilesQuery {
+  sandbox: ConversationSandbox;
+  sql: string;
+  maxRows: number;
+  timeoutMs: number;
+  memoryBytes: number;
+  threads: number;
+  signal?: AbortSignal;
+}
+
+export interface FilesSqlEngineOptions {
+  /** Queries running at once; more wait in line. */
+  maxConcurrent: number;
+  /** Queries waiting at most; more are refused (SQL_BUSY) so one conversation cannot stall the rest. */
+  maxWaiting: number;
+}
+
+/** A forked child that has loaded DuckDB and waits for its one query. */
+interface Child {
+  process: ChildProcess;
+  ready: Promise<void>;
+  exited: boolean;
+}
+
+const filesNamed = 12;
+
+/** A refused file names the files that can be queried, so the next try can be right. */
+function withFileList(error: unknown, sandbox: ConversationSandbox, allowedPaths: string[]): unknown {
+  if (!SpillwayError.is(error) || error.code !== 'SQL_FILE_REFUSED') return error;
+  const names = allowedPaths.map((file) => sandbox.relativeOf(file));
+  const shown = names.slice(-filesNamed).join(', ');
+  const list =
+    names.length === 0
+      ? ' This conversation has no data files yet.'
+      : ` Files you can query${names.length > filesNamed ? ` (the last ${filesNamed} of ${names.length})` : ''}: ${shown}.`;
+  return new SpillwayError(error.code, `${error.message}${list}`, { ...error.details, files: names.slice(-filesNamed) });
+}
+
+function memoryLimitMb(bytes: number): number {
+  return Math.max(16, Math.floor(bytes / 1024 / 1024));
+}
+
+function spawnChild(): Child {
+  const process = fork(childModule, [], {
+    // Never inherit --test or inspector flags; never write to the parent's stdout (the MCP stdio transport).
+    execArgv: [],
+    serialization: 'json',
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  });
+  const child: Child = { process, exited: false, ready: Promise.resolve() };
+  child.ready = new Promise<void>((resolve, reject) => {
+    process.once('message', (message: FilesSqlResponse) => (message.type === 'ready' ? resolve() : reject(new Error(`unexpected ${message.type}`))));
+    process.once('exit', () => reject(new SpillwayError('INTERNAL', 'The DuckDB query process stopped before it was ready; run the query again.')));
+    process.once('error', (error) => reject(new SpillwayError('INTERNAL', `Cannot start the DuckDB query process: ${error.message}`)));
+  });
+  child.ready.catch(() => undefined);
+  process.once('exit', () => {
+    child.exited = true;
+  });
+  // A spare child waiting for work must not keep the host alive.
+  process.unref();
+  process.channel?.unref();
+  return child;
+}
+
+/**
+ * Runs query_files statements, each in its own child process with DuckDB
+ * locked to the conversation's files. One spare child is kept loaded so a
+ * query does not wait for DuckDB to load; a query past its deadline, or whose
+ * call is cancelled, has its child killed.
+ */
+export class FilesSqlEngine {
+  private spare: Child | undefined;
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private closed = false;
+
+  constructor(private readonly options: FilesSqlEngineOptions) {}
+
+  async query(query: FilesQuery): Promise<SqlResult> {
+    if (this.closed) throw new SpillwayError('INTERNAL', 'The host is closing.');
+    await this.acquire();
+    try {
+      const allowedPaths = await listDataFiles(query.sandbox);
+      const request: FilesSqlRequest = {
+        type: 'run',
+        cwd: query.sandbox.dir,
+        sql: query.sql,
+        allowedPaths,
+        maxRows: query.maxRows,
+        memoryLimitMb: memoryLimitMb(query.memoryBytes),
+        threads: query.threads,
+      };
+      const answer = await this.runIn(this.takeChild(), request, query).catch((error: unknown) => {
+        throw withFileList(error, query.sandbox, allowedPaths);
+      });
+      if (answer.type !== 'result') throw new SpillwayError('INTERNAL', `Unexpected answer from the DuckDB query process: ${answer.type}`);
+      return toObjectRows(answer.result);
+    } finally {
+      this.release();
+      this.refillSpare();
+    }
+  }
+
+  /**
+   * Writes a Parquet file from spillway's own SELECT over one source file;
+   * DuckDB may touch only that source and the output path. Returns the rows written.
+   */
+  async exportParquet(options: {
+    sandbox: ConversationSandbox;
+    select: string;
+    source: string;
+    output: string;
+    timeoutMs: number;
+    memoryBytes: number;
+    threads: number;
+    signal?: AbortSignal;
+  }): Promise<number> {
+    if (this.closed) throw new SpillwayError('INTERNAL', 'The host is closing.');
+    await this.acquire();
+    try {
+      const request: ParquetExportRequest = {
+        type: 'export',
+        cwd: options.sandbox.dir,
+        select: options.select,
+        allowedPaths: [options.source, options.output],
+        output: options.output,
+        memoryLimitMb: memoryLimitMb(options.memoryBytes),
+        threads: options.threads,
+      };
+      const answer = await this.runIn(this.takeChild(), request, options);
+      if (answer.type !== 'exported') throw new SpillwayError('INTERNAL', `Unexpected answer from the DuckDB query process: ${answer.type}`);
+      return answer.rows;
+    } finally {
+      this.release();
+      this.refillSpare();
+    }
+  }
+
+  private acquire(): Promise<void> {
+    if (this.running < this.options.maxConcurrent) {
+      this.running += 1;
+      return Promise.resolve();
+    }
+    if (this.waiting.length >= this.options.maxWaiting) {
+      throw new SpillwayError(
+        'SQL_BUSY',
+        `${this.running} file queries are running and ${this.waiting.length} waiting (analysis.maxConcurrent, analysis.maxWaiting); try again shortly.`,
+        { running: this.running, waiting: this.waiting.length },
+      );
+    }
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
+    else this.running -= 1;
+  }
+
+  private takeChild(): Child {
+    const child = this.spare !== undefined && !this.spare.exited ? this.spare : spawnChild();
+    this.spare = undefined;
+    return child;
+  }
+
+  /**
+   * Forks the next spare once a query is done, not while it runs: loading
+   * DuckDB takes a core for a moment, which a running query should keep.
+   */
+  private refillSpare(): void {
+    if (!this.closed && (this.spare === undefined || this.spare.exited)) this.spare = spawnChild();
+  }
+
+  private runIn(child: Child, request: FilesSqlRequest | ParquetExportRequest, query: { timeoutMs: number; signal?: AbortSignal }) {
+    return new Promise<Exclude<FilesSqlResponse, { type: 'ready' | 'error' }>>((resolve, reject) => {
+      let settled = false;
+      const finish = (error: Error | undefined, result?: Exclude<FilesSqlResponse, { type: 'ready' | 'error' }>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        query.signal?.removeEventListener('abort', onAbort);
+        if (!child.exited) child.process.kill('SIGKILL');
+        if (error !== undefined) reject(error);
+        else resolve(result as Exclude<FilesSqlResponse, { type: 'ready' | 'error' }>);
+      };
+      let timer: NodeJS.Timeout | undefined;
+      // The deadline starts once the child has DuckDB loaded: loading is not the query's time.
+      const startDeadline = () =>
+        (timer = setTimeout(() => {
+          finish(
+            new SpillwayError(
+              'SQL_TIMEOUT',
+              `The query ran longer than analysis.timeoutMs (${query.timeoutMs} ms) and was stopped. Aggregate or filter earlier, or join on fewer rows.`,
+              {
+                limit: 'analysis.timeoutMs',
+                value: query.timeoutMs,
+              },
+            ),
+          );
+        }, query.timeoutMs));
+      const onAbort = () => finish(new SpillwayError('TOOL_FAILED', 'The call was cancelled; the query was stopped.'));
+      if (query.signal?.aborted) return onAbort();
+      query.signal?.addEventListener('abort', onAbort, { once: true });
+      // Running: the child keeps the host alive until it answers.
+      child.process.ref();
+      child.process.channel?.ref();
+      child.process.on('message', (message: FilesSqlResponse) => {
+        if (message.type === 'error') finish(SpillwayError.fromJSON(message.error));
+        else if (message.type !== 'ready') finish(undefined, message);
+      });
+      child.process.once('exit', (code, signal) => {
+        finish(
+          signal === 'SIGKILL' || signal === 'SIGABRT'
+            ? new SpillwayError('SQL_LIMIT', `The DuckDB query process was stopped (${signal}), most likely out of memory; aggregate or filter earlier.`, {
+                limit: 'analysis.memoryBytes',
+                signal,
+              })
+            : new SpillwayError('INTERNAL', `The DuckDB query process exited (${signal ?? `code ${code}`}) without an answer; run the query again.`, {
+                exitCode: code,
+                signal,
+              }),
+        );
+      });
+      child.ready.then(
+        () => {
+          if (settled) return;
+          startDeadline();
+          child.process.send(request);
+        },
+        (error: Error) => finish(error),
+      );
+    });
+  }
+
+  /** Stops the spare child; running queries finish or hit their deadline. */
+  close(): void {
+    this.closed = true;
+    if (this.spare !== undefined && !this.spare.exited) this.spare.process.kill('SIGKILL');
+    this.spare = undefined;
+  }
+}

@@ -1,0 +1,65 @@
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { SpillwayError } from '../errors.js';
+import type { ChartImages, ChartRequest } from './render-chart.js';
+
+/** Compiled worker modules sit in dist/workers/, two folders up from dist/src/charts/. */
+const chartWorker = fileURLToPath(new URL('../../workers/chart.js', import.meta.url));
+
+/** Heap of one chart thread: a spec that builds huge values ends its thread, not the host. */
+const workerHeapMb = 512;
+
+/**
+ * The chart worker threads (one by default: charts are small and rendering is
+ * CPU-bound). A render past its deadline has its thread ended by piscina.
+ */
+export class ChartPool {
+  private pool: Piscina | undefined;
+  private closed = false;
+
+  constructor(private readonly options: { threads: number; maxQueue: number }) {}
+
+  async render(request: ChartRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ChartImages> {
+    if (this.closed) throw new SpillwayError('CHART_FAILED', 'The chart workers are shut down (the host is closing).');
+    const pool = (this.pool ??= new Piscina({
+      filename: chartWorker,
+      maxThreads: this.options.threads,
+      minThreads: 0,
+      idleTimeout: 30_000,
+      maxQueue: this.options.maxQueue,
+      resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
+    }));
+    // piscina does not count aborts-able tasks that wait against maxQueue (LIBRARY-NOTES): count here.
+    if (pool.queueSize >= this.options.maxQueue) {
+      throw new SpillwayError('CHART_FAILED', `${pool.queueSize} charts are waiting to render; try again shortly.`, { queued: pool.queueSize });
+    }
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+    try {
+      const reply = (await pool.run(request, { signal })) as { ok: true; result: ChartImages } | { ok: false; error: { code: never; message: string } };
+      if (!reply.ok) throw SpillwayError.fromJSON(reply.error);
+      return reply.result;
+    } catch (error) {
+      if (SpillwayError.is(error)) throw error;
+      if (timeout.aborted) {
+        throw new SpillwayError(
+          'CHART_FAILED',
+          `Rendering took longer than charts.timeoutMs (${options.timeoutMs} ms) and was stopped. Simplify the spec or aggregate the data first.`,
+          {
+            limit: 'charts.timeoutMs',
+            value: options.timeoutMs,
+          },
+        );
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      throw new SpillwayError('CHART_FAILED', `The chart worker failed: ${message}`, { message });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close({ force: true });
+  }
+}

@@ -1,0 +1,33 @@
+import type { FilesSqlEngine } from '../analysis/files-sql-engine.js';
+import type { TableSelection } from '../analysis/selection-sql.js';
+import type { Config } from '../config/schema.js';
+import type { ConversationSandbox } from '../sandbox/index.js';
+import type { ChartPool } from './chart-pool.js';
+import { readChartRows } from './chart-rows.js';
+import { checkChartSpec } from './check-spec.js';
+import type { ChartImages } from './render-chart.js';
+
+export interface DrawChartInput {
+  engine: FilesSqlEngine;
+  pool: ChartPool;
+  sandbox: ConversationSandbox;
+  config: Config;
+  /** The model's Vega-Lite spec, unchecked. */
+  spec: unknown;
+  selection: TableSelection;
+  signal?: AbortSignal;
+}
+
+/**
+ * One chart from a sandbox table: the spec checked, the rows read under
+ * query_files' locks (capped by charts.maxRows), rendered to SVG and PNG in
+ * the chart worker. build_chart and chart blocks in documents both use it.
+ */
+export async function drawChart(input: DrawChartInput): Promise<{ rows: number; images: ChartImages }> {
+  const spec = checkChartSpec(input.spec);
+  const { engine, sandbox, config, selection } = input;
+  const rows = await readChartRows({ engine, sandbox, config, selection, ...(input.signal === undefined ? {} : { signal: input.signal }) });
+  const { maxMarks, timeoutMs, scale } = config.charts;
+  const images = await input.pool.render({ spec, rows, maxMarks, scale }, { timeoutMs, ...(input.signal === undefined ? {} : { signal: input.signal }) });
+  return { rows: rows.length, images };
+}

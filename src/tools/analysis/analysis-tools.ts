@@ -1,0 +1,33 @@
+import { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
+import { ChartPool } from '../../charts/chart-pool.js';
+import type { Host } from '../../host/host.js';
+import type { ToolDefinition } from '../../host/tool.js';
+import { buildChartTool } from './build-chart.js';
+import { withParquetExport } from './export-parquet.js';
+import { inspectFileTool } from './inspect-file.js';
+import { queryFilesTool } from './query-files.js';
+
+/** The services behind the analysis tools: DuckDB child processes and the chart worker. */
+export interface AnalysisServices {
+  engine: FilesSqlEngine;
+  charts: ChartPool;
+}
+
+export function analysisServices(host: Host): AnalysisServices {
+  const { maxConcurrent, maxWaiting } = host.config.analysis;
+  const engine = new FilesSqlEngine({ maxConcurrent, maxWaiting });
+  const charts = new ChartPool({ threads: 1, maxQueue: 16 });
+  host.onClose(() => engine.close());
+  host.onClose(() => charts.close());
+  return { engine, charts };
+}
+
+/** Working on a whole result without reading it: inspect_file, query_files, build_chart. */
+export function analysisTools(services: AnalysisServices): ToolDefinition[] {
+  return [inspectFileTool(services.engine), queryFilesTool(services.engine), buildChartTool({ engine: services.engine, pool: services.charts })];
+}
+
+/** export_table gains format "parquet" (written by DuckDB); the other tools pass through. */
+export function withParquet(tools: ToolDefinition[], services: AnalysisServices): ToolDefinition[] {
+  return tools.map((tool) => (tool.name === 'export_table' ? withParquetExport(tool, services.engine) : tool));
+}

@@ -1,0 +1,116 @@
+import path from 'node:path';
+import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
+import { selectionSql, type TableSelection } from '../../analysis/selection-sql.js';
+import type { Config } from '../../config/schema.js';
+import { SpillwayError } from '../../errors.js';
+import type { ToolContext, ToolDefinition, ToolOutput } from '../../host/tool.js';
+import { describeAttachment } from '../../outputs/attachments.js';
+import { createPendingFile } from '../../sandbox/index.js';
+import { formatBytes, plural } from '../../util/format.js';
+
+const parquetSentence =
+  'format "parquet" writes an Apache Parquet file (typed columns, compressed; for pandas, Spark, DuckDB, BI tools) with the same columns/sort/range.';
+
+/** The format member of a schema (JSON Schema enum, or TypeBox's anyOf of consts) with "parquet" added. */
+function withParquetFormat(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  const format = properties?.format;
+  if (properties === undefined || format === undefined) return schema;
+  let next: Record<string, unknown> = format;
+  if (Array.isArray(format.enum)) next = { ...format, enum: [...(format.enum as unknown[]), 'parquet'] };
+  else if (Array.isArray(format.anyOf)) next = { ...format, anyOf: [...(format.anyOf as unknown[]), { const: 'parquet', type: 'string' }] };
+  if (typeof next.description === 'string') next = { ...next, description: `${next.description} parquet (Apache Parquet, via DuckDB).` };
+  // Spread keeps TypeBox's symbol-keyed markers on the outer object.
+  return { ...schema, properties: { ...properties, format: next } };
+}
+
+function plainName(requested: unknown, source: string): string {
+  if (requested === undefined)
+    return `${
+      path.posix
+        .basename(source)
+        .replace(/\.[^.]*$/, '')
+        .replace(/^\.+/, '') || 'export'
+    }.parquet`;
+  const name = String(requested);
+  if (/[/\\]/.test(name) || name.startsWith('.') || /[\u0000-\u001f\u007f<>:"|?*]/.test(name) || name.length > 200) {
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `filename ${JSON.stringify(name.slice(0, 80))} must be a plain name such as "tickets.parquet" (no folders, not starting with ".").`,
+      { field: 'filename' },
+    );
+  }
+  const extension = path.posix.extname(name).toLowerCase();
+  if (extension === '.parquet') return name;
+  if (['.csv', '.xlsx', '.json', '.jsonl', '.docx', '.pptx'].includes(extension)) {
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `filename ${JSON.stringify(name)} ends in ${extension} but the file is Parquet; use a name ending in .parquet.`,
+      { field: 'filename' },
+    );
+  }
+  return `${name}.parquet`;
+}
+
+async function exportParquet(engine: FilesSqlEngine, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
+  const sourceArg = String(args.source);
+  const source = await context.sandbox.openRead(sourceArg);
+  await source.handle.close();
+  const filename = plainName(args.filename, source.relative);
+  const target = await context.sandbox.resolveForWrite(`outputs/${filename}`, { folders: ['outputs'] });
+  const pending = await createPendingFile(target.absolute);
+  let rows: number;
+  let finalPath: string;
+  try {
+    const selection: TableSelection = { source: source.relative };
+    if (args.columns !== undefined) selection.columns = args.columns as TableSelection['columns'];
+    if (args.sort !== undefined) selection.sort = args.sort as TableSelection['sort'];
+    if (args.range !== undefined) selection.range = args.range as TableSelection['range'];
+    const { timeoutMs, memoryBytes, threads } = context.config.analysis;
+    rows = await engine.exportParquet({
+      sandbox: context.sandbox,
+      select: selectionSql(selection),
+      source: source.absolute,
+      output: pending.tempPath,
+      timeoutMs,
+      memoryBytes,
+      threads,
+      signal: context.signal,
+    });
+    finalPath = await pending.commit({ pickFreeName: true });
+  } catch (error) {
+    await pending.abort();
+    throw error;
+  }
+  const { size } = await import('node:fs/promises').then((fs) => fs.stat(finalPath));
+  const attachment = describeAttachment(context.sandbox, finalPath, size, rows);
+  const notes = attachment.filename === filename ? [] : [`${filename} was taken, so the file is named ${attachment.filename}.`];
+  return {
+    value: {
+      message: `Exported ${plural(rows, 'row')} from ${source.relative} to ${attachment.path} (Parquet, ${formatBytes(size)}). The user gets it as a download; do not repeat the rows in your answer.`,
+      path: attachment.path,
+      format: 'parquet',
+      rows,
+      bytes: size,
+      ...(notes.length > 0 ? { notes } : {}),
+    },
+    attachments: [attachment],
+  };
+}
+
+/**
+ * export_table with format "parquet" as well: Parquet is written by DuckDB
+ * (under the same locks as query_files), the other formats by export_table's
+ * own workers, untouched.
+ */
+export function withParquetExport(exportTable: ToolDefinition, engine: FilesSqlEngine): ToolDefinition {
+  const base = exportTable.description;
+  return {
+    ...exportTable,
+    description: (config: Config) => `${typeof base === 'function' ? base(config) : base} ${parquetSentence}`,
+    inputSchema: withParquetFormat(exportTable.inputSchema) as ToolDefinition['inputSchema'],
+    handler(args, context) {
+      return args.format === 'parquet' ? exportParquet(engine, args, context) : exportTable.handler(args, context);
+    },
+  };
+}
