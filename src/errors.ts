@@ -78,6 +78,10 @@ export const errorCodes = {
   // retention
   RETENTION_LOCKED: 'Another sweep holds the lock on this sandbox root.',
 
+  // fleet coordination
+  COORDINATION_UNAVAILABLE:
+    'The coordination store (coordination.redis) cannot be reached; nothing was changed. details.retryable is true: the same call can be sent again; details.setting names the key at start.',
+
   INTERNAL: 'An unexpected failure inside spillway.',
 } as const;
 
@@ -148,6 +152,7 @@ export const retryableErrors = {
   RETENTION_LOCKED: true,
   FORMAT_INVALID: false,
   FORMAT_MISMATCH: false,
+  COORDINATION_UNAVAILABLE: true,
   INTERNAL: false,
 } as const satisfies Record<ErrorCode, boolean>;
 

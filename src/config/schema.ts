@@ -226,6 +226,40 @@ export const configSchema = Type.Object(
       },
       { ...closed, description: 'The cleanup sweep. outputs/ is never touched.' },
     ),
+    coordination: Type.Object(
+      {
+        redis: Type.Optional(
+          Type.Object(
+            {
+              url: Type.String({
+                pattern: '^rediss?://',
+                description: 'Redis URL (redis:// or rediss://, password in the URL if any). spillway refuses to start when it cannot reach it.',
+              }),
+              keyPrefix: Type.Optional(
+                Type.String({
+                  minLength: 1,
+                  maxLength: 64,
+                  description: 'Put in front of every key spillway writes (default "spillway:"); give each fleet sharing one Redis its own.',
+                }),
+              ),
+            },
+            { ...closed, description: 'The Redis the replicas share. Absent: no Redis; this process coordinates itself (pid file sweep lock, its own spill numbers).' },
+          ),
+        ),
+        sweepLeaseMs: Type.Integer({
+          minimum: 1000,
+          default: 60_000,
+          description:
+            'With Redis: how long the fleet\'s sweep lock outlives a replica that died holding it (the holder renews it every third of this while it sweeps).',
+        }),
+      },
+      {
+        ...closed,
+        default: { sweepLeaseMs: 60_000 },
+        description:
+          'Replicas sharing one sandbox volume coordinate through Redis: the one sweep at a time (a lease lock) and spill numbers within a conversation. Without `redis`, one process coordinates itself as before.',
+      },
+    ),
     policy: Type.Object(
       {
         default: enumOf(['allow', 'deny', 'ask'], { default: 'allow', description: 'Decision for local tools no rule matches.' }),

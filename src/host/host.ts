@@ -9,6 +9,7 @@ import { authorize, decide } from '../policy/authorize.js';
 import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
+import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
@@ -48,6 +49,8 @@ export interface HostOptions {
   approve?: ApprovalHandler;
   /** Clock, injectable for tests. */
   now?: () => Date;
+  /** Spill numbers shared with the other replicas of a fleet (coordination.redis); without it, this process numbers its own. */
+  spillNumbers?: SpillNumbers;
 }
 
 /** Filled by ToolContext.invoke: what a delegating call really ran, and what the user approved. */
@@ -79,13 +82,43 @@ export interface SpillWritten {
   logger: Logger;
 }
 
+/** One health check: resolves when this replica can serve, throws (with a reason) when not. */
+export type HealthCheck = () => Promise<void>;
+
 /** Work a higher layer does after a spill, before the call returns (retention's disk quota registers one). */
 export type AfterSpillHook = (spill: SpillWritten) => Promise<void> | void;
+
+/** One finished call, as operators count it (metrics subscribe to the `call` event). */
+export interface CallFinished {
+  tool: string;
+  outcome: 'ok' | 'error';
+  errorCode?: string;
+  durationMs: number;
+  /** Files the call's result was written to (the spill and its binary parts). */
+  files: readonly SpillRef[];
+}
+
+/** A file-building job on the worker pool: submitted, started on a thread, finished (emitted by the file tools). */
+export type FileJobEvent =
+  | { phase: 'queued'; kind: string }
+  | { phase: 'started'; kind: string; waitMs: number }
+  | { phase: 'finished'; kind: string; outcome: 'ok' | 'failed'; started: boolean; errorCode?: string; runMs?: number; totalMs: number };
+
+/** A retention sweep that ended (emitted by retention's scheduler). */
+export interface SweepFinished {
+  outcome: 'ok' | 'locked' | 'failed';
+  durationMs?: number;
+  filesRemoved: number;
+  bytesRemoved: number;
+}
 
 export interface HostEvents {
   /** A tool was added or removed, or a configuration change altered how a tool is listed (its description). */
   'tools-changed': [];
   attachment: [{ conversationId: string; attachment: Attachment }];
+  call: [CallFinished];
+  'file-job': [FileJobEvent];
+  sweep: [SweepFinished];
 }
 
 /**
@@ -101,9 +134,11 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly records: ExecutionRecordStore;
   private readonly approve: ApprovalHandler | undefined;
   private readonly now: () => Date;
+  private readonly spillNumbers: SpillNumbers | undefined;
   private readonly closers: (() => Promise<void> | void)[] = [];
   private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
+  private readonly healthChecks = new Map<string, HealthCheck>();
 
   constructor(options: HostOptions) {
     super();
@@ -112,6 +147,7 @@ export class Host extends EventEmitter<HostEvents> {
     this.logger = options.logger ?? silentLogger();
     this.approve = options.approve;
     this.now = options.now ?? (() => new Date());
+    this.spillNumbers = options.spillNumbers;
     this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, (error) =>
       this.logger.warn({ err: error }, 'execution record could not be written'),
     );
@@ -175,6 +211,20 @@ export class Host extends EventEmitter<HostEvents> {
       }
     }
     return report;
+  }
+
+  /**
+   * Adds a check that this replica can serve (the coordination store answers, ...):
+   * it resolves when fine and throws, with a message for operators, when not.
+   * /healthz and /readyz run every check.
+   */
+  setHealthCheck(name: string, check: HealthCheck): void {
+    this.healthChecks.set(name, check);
+  }
+
+  /** The registered checks, by name (the HTTP front runs them with its own probes). */
+  listHealthChecks(): [string, HealthCheck][] {
+    return [...this.healthChecks];
   }
 
   /** Registers work to do on close (pools, watchers, upstream clients), run in reverse order. */
@@ -279,6 +329,7 @@ export class Host extends EventEmitter<HostEvents> {
       sandbox = this.sandbox.conversation(context.conversationId);
     } catch (error) {
       const failure = toSpillwayError(error);
+      this.emit('call', { tool: call.name, outcome: 'error', errorCode: failure.code, durationMs: 0, files: [] });
       return {
         callId,
         tool: call.name,
@@ -326,6 +377,7 @@ export class Host extends EventEmitter<HostEvents> {
       isError,
       settings: this.spillSettings(executedTool),
       now: started,
+      ...(this.spillNumbers === undefined ? {} : { numbers: this.spillNumbers }),
       onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; returning the result without a path'),
     });
     const written = view.spill === undefined ? view.files : [view.spill, ...view.files];
@@ -366,6 +418,13 @@ export class Host extends EventEmitter<HostEvents> {
       'tool call',
     );
     for (const attachment of attachments) this.emit('attachment', { conversationId: context.conversationId, attachment });
+    this.emit('call', {
+      tool: call.name,
+      outcome: isError ? 'error' : 'ok',
+      ...(failure === undefined ? {} : { errorCode: failure.code }),
+      durationMs,
+      files: written,
+    });
     return result;
   }
 
@@ -398,6 +457,7 @@ export class Host extends EventEmitter<HostEvents> {
     const args = call.arguments ?? {};
     if (unlisted === undefined) this.validator.validate(tool.name, args);
     const approved = await this.authorizeCall(tool, args, { callId, context, sandbox, delegation });
+    this.spillNumbers?.assertAvailable?.();
     const toolContext = this.toolContext({ callId, call: { tool: tool.name, arguments: args }, context, sandbox, log, depth: 0, delegation });
     return await tool.handler(approved as Record<string, unknown>, toolContext);
   }

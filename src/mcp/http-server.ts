@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Host } from '../host/host.js';
+import { createHostMetrics } from '../metrics/host-metrics.js';
+import { checkReplicaHealth } from '../metrics/replica-health.js';
 import { createMcpServer } from './mcp-server.js';
 
 export interface HttpFrontOptions {
@@ -17,6 +19,8 @@ export interface HttpFrontOptions {
   sessionIdleMs?: number;
   /** Clock for the idle check, in epoch milliseconds; tests pass their own. Default Date.now. */
   now?: () => number;
+  /** Whether /readyz says ready as soon as the front listens. Default true; pass false and call setReady when startup goes on after listening. */
+  ready?: boolean;
 }
 
 export interface HttpFront {
@@ -26,6 +30,8 @@ export interface HttpFront {
   sessionCount(): number;
   /** Closes the sessions idle for sessionIdleMs now (a timer also does this periodically); returns how many. */
   closeIdleSessions(): number;
+  /** What /readyz answers (a load balancer sends traffic only while ready); close() sets it false first. */
+  setReady(ready: boolean): void;
   close(): Promise<void>;
 }
 
@@ -42,7 +48,9 @@ const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
 /**
  * Serves the host as MCP over Streamable HTTP. Each MCP session is one
  * conversation (its sandbox folder is named after the session id). Also serves
- * GET /healthz.
+ * GET /healthz (can this replica serve: 503 when a check fails), /readyz
+ * (should it get traffic: 503 while starting or shutting down) and /metrics
+ * (Prometheus).
  */
 export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
   const sessions = new Map<string, Session>();
@@ -62,6 +70,9 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     }
     return closed;
   };
+  let ready = options.ready ?? true;
+  // One registry per front: counts from this host only (see src/metrics/).
+  const metrics = createHostMetrics(host, { sessions: () => sessions.size });
   const idleTimer = setInterval(closeIdleSessions, Math.max(50, Math.min(60_000, Math.floor(sessionIdleMs / 4))));
   idleTimer.unref();
 
@@ -76,7 +87,23 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname === '/healthz' && request.method === 'GET') {
-      sendJson(response, 200, { ...host.health(), sessions: sessions.size });
+      const health = await checkReplicaHealth(host);
+      sendJson(response, health.ok ? 200 : 503, { ...host.health(), status: health.ok ? 'ok' : 'failing', checks: health.checks, sessions: sessions.size });
+      return;
+    }
+    if (url.pathname === '/readyz' && request.method === 'GET') {
+      if (!ready) {
+        sendJson(response, 503, { ready: false, reason: 'starting or shutting down' });
+        return;
+      }
+      const health = await checkReplicaHealth(host);
+      sendJson(response, health.ok ? 200 : 503, health.ok ? { ready: true } : { ready: false, reason: 'a health check fails', checks: health.checks });
+      return;
+    }
+    if (url.pathname === '/metrics' && request.method === 'GET') {
+      const text = await metrics.render();
+      response.writeHead(200, { 'content-type': metrics.contentType });
+      response.end(text);
       return;
     }
     if (url.pathname !== options.path) {
@@ -152,7 +179,12 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     server,
     sessionCount: () => sessions.size,
     closeIdleSessions,
+    setReady(value) {
+      ready = value;
+    },
     async close() {
+      ready = false;
+      metrics.close();
       clearInterval(idleTimer);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => undefined)));
       sessions.clear();

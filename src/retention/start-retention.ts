@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { Host } from '../host/host.js';
 import type { DiskQuotaGuard } from './disk-quota-guard.js';
 import { installDiskQuota } from './install-disk-quota.js';
+import type { SweepLockTaker } from './lease-sweep-lock.js';
 import { dayMs } from './parse-duration.js';
 import { hasQuota } from './quota.js';
 import { sweepSandbox } from './sweep.js';
@@ -18,6 +19,8 @@ export interface StartRetentionOptions {
   now?: () => Date;
   /** The disk-quota guard already on this host's spills (createHost installs one); without it, one is installed here. */
   quota?: DiskQuotaGuard;
+  /** The sweep lock; default the pid file lock in the sandbox root (a fleet passes the Redis lease lock). */
+  lock?: SweepLockTaker;
 }
 
 /**
@@ -33,6 +36,13 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
     cron: host.config.retention.cron,
     logger,
     ...(options.now === undefined ? {} : { now: options.now }),
+    onFinished: (last) =>
+      host.emit('sweep', {
+        outcome: last.outcome,
+        ...(last.durationMs === undefined ? {} : { durationMs: last.durationMs }),
+        filesRemoved: last.deleted?.files ?? 0,
+        bytesRemoved: last.deleted?.bytes ?? 0,
+      }),
     sweep: async () => {
       const { retention } = host.config;
       try {
@@ -42,6 +52,7 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
           quota: retention,
           logger,
           ...(options.now === undefined ? {} : { now: options.now }),
+          ...(options.lock === undefined ? {} : { lock: options.lock }),
         });
       } finally {
         quota.forget();

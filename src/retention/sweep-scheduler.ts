@@ -24,6 +24,8 @@ export interface SweepSchedulerOptions {
   sweep: () => Promise<SweepReport>;
   logger: Logger;
   now?: () => Date;
+  /** Told each time a sweep ends, whatever its outcome (metrics count sweeps from it). */
+  onFinished?: (sweep: LastSweep) => void;
 }
 
 /**
@@ -120,6 +122,7 @@ export class SweepScheduler {
       else this.options.logger.error({ err: failure }, 'retention sweep failed');
     }
     this.last = outcome;
+    this.options.onFinished?.(outcome);
     return outcome;
   }
 }

@@ -6,6 +6,7 @@ import { listConversations, measureSandbox } from './disk-usage.js';
 import { planConversation, type ConversationPlan } from './plan-conversation.js';
 import { chooseEvictions, evictFiles, hasQuota, type QuotaLimits } from './quota.js';
 import { Pacer } from './pacer.js';
+import type { SweepLockTaker } from './lease-sweep-lock.js';
 import { acquireSweepLock } from './sweep-lock.js';
 import { addTo, emptyTally, type SweepProblem, type SweepReport, type Tally } from './sweep-report.js';
 
@@ -23,6 +24,8 @@ export interface SweepOptions {
   quota?: QuotaLimits;
   /** Put every removed (or, dry, removable) path in the report. */
   listPaths?: boolean;
+  /** Takes the sweep lock; default the pid file lock in the root (a fleet passes the Redis lease lock). */
+  lock?: SweepLockTaker;
   /** Called after a conversation is planned and before anything in it is removed (progress; tests race the sweep here). */
   onPlanned?: (plan: ConversationPlan) => void | Promise<void>;
 }
@@ -56,7 +59,7 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
   const pacer = new Pacer();
   const dryRun = options.dryRun === true;
   const root = await checkSweepRoot(options.root);
-  const lock = await acquireSweepLock(root, clock);
+  const lock = options.lock === undefined ? await acquireSweepLock(root, clock) : await options.lock(root);
   const started = clock();
   const startedAt = performance.now();
   const cutoffMs = started.getTime() - options.olderThanMs;

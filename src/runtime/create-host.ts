@@ -2,7 +2,10 @@ import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { Host } from '../host/host.js';
 import type { ApprovalHandler } from '../host/tool.js';
-import type { Logger } from '../log/logger.js';
+import { openCoordinator } from '../coordination/open-coordinator.js';
+import type { Coordinator } from '../coordination/coordinator.js';
+import { sharedSpillNumbers } from '../coordination/shared-spill-numbers.js';
+import { silentLogger, type Logger } from '../log/logger.js';
 import type { DiskQuotaGuard } from '../retention/disk-quota-guard.js';
 import { installDiskQuota } from '../retention/install-disk-quota.js';
 import { SandboxRoot } from '../sandbox/index.js';
@@ -26,6 +29,8 @@ export interface CreateHostOptions {
 export interface AssembledHost {
   host: Host;
   quota: DiskQuotaGuard;
+  /** The fleet's coordination store when coordination.redis is set (closed with the host). */
+  coordinator?: Coordinator;
 }
 
 /**
@@ -47,17 +52,24 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
 export async function assembleHost(options: CreateHostOptions = {}): Promise<AssembledHost> {
   const config = options.config ?? loadConfig();
   const sandbox = await SandboxRoot.open(config.sandbox.root);
+  const coordinator = await openCoordinator(config, options.logger ?? silentLogger());
   const host = new Host({
     config,
     sandbox,
+    ...(coordinator === undefined ? {} : { spillNumbers: sharedSpillNumbers(coordinator, sandbox.root) }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
+  if (coordinator !== undefined) {
+    host.onClose(() => coordinator.close());
+    host.setHealthCheck('coordination', () => coordinator.ping());
+    host.setHealthSource('coordination', () => ({ store: coordinator.store, connected: coordinator.connected() }));
+  }
   const quota = installDiskQuota(host, options.now === undefined ? {} : { now: options.now });
   if (options.builtins !== false) {
     const files = options.workerModules === undefined ? {} : { workerModules: options.workerModules };
     for (const tool of await builtinTools(host, files)) host.registerTool(tool);
   }
-  return { host, quota };
+  return { host, quota, ...(coordinator === undefined ? {} : { coordinator }) };
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import { assembleHost } from './create-host.js';
 import type { Host } from '../host/host.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { leaseSweepLock } from '../retention/lease-sweep-lock.js';
 import { startRetention } from '../retention/start-retention.js';
 import { startUpstreams } from '../upstream/start-upstreams.js';
 import { startWatchers } from '../watch/start-watchers.js';
@@ -29,11 +30,16 @@ export interface StartRuntimeOptions {
 export async function startRuntime(options: StartRuntimeOptions = {}): Promise<Runtime> {
   const config = options.config ?? loadConfig({ file: options.configFile });
   const logger = options.logger ?? createLogger(config.log.level);
-  const { host, quota } = await assembleHost({ config, logger });
+  const { host, quota, coordinator } = await assembleHost({ config, logger });
   // Upstream MCP servers: connect now, keep serving (and retrying) when one fails.
   await startUpstreams(host);
   // Retention: the scheduled sweep (+ /healthz "retention"); watchers: outputs/ and the config file (hot reload).
-  const retention = startRetention(host, { quota });
+  // A fleet (coordination.redis) sweeps under a Redis lease; one process under the pid file lock.
+  const lock =
+    coordinator === undefined
+      ? undefined
+      : leaseSweepLock(coordinator, { leaseMs: config.coordination.sweepLeaseMs, logger: logger.child({ component: 'retention' }) });
+  const retention = startRetention(host, { quota, ...(lock === undefined ? {} : { lock }) });
   const configFile = options.config === undefined ? (options.configFile ?? (process.env.SPILLWAY_CONFIG || undefined)) : undefined;
   await startWatchers(host, { configFile, onConfigApplied: (next) => retention.applyConfig(next) });
   return {

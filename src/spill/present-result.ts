@@ -9,7 +9,7 @@ import { describeProfile } from './profile-text.js';
 import { detectTable } from './table.js';
 import type { Unwrapped } from './unwrap.js';
 import { wholeLinePrefix, wholeRecordPrefix } from './whole-record-prefix.js';
-import { writeSpill, type SpillContent } from './write-spill.js';
+import { writeSpill, type SpillContent, type SpillNumbers } from './write-spill.js';
 
 /** The spill rules in force for one call (config plus per-tool overrides). */
 export interface SpillSettings {
@@ -31,6 +31,8 @@ export interface PresentInput {
   isError: boolean;
   settings: SpillSettings;
   now: Date;
+  /** Spill numbers shared with other processes (a fleet); without it, this process numbers its own. */
+  numbers?: SpillNumbers;
   /** Called when a spill could not be written; the call still succeeds. */
   onSpillFailure?: (error: unknown) => void;
 }
@@ -80,7 +82,14 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
   let spill: SpillRef | undefined;
   let spillError: string | undefined;
   const files: SpillRef[] = [];
-  const target = { sandbox: input.sandbox, tool: input.tool, callId: input.callId, now: input.now, retentionDays: settings.retentionDays };
+  const target = {
+    sandbox: input.sandbox,
+    tool: input.tool,
+    callId: input.callId,
+    now: input.now,
+    retentionDays: settings.retentionDays,
+    ...(input.numbers === undefined ? {} : { numbers: input.numbers }),
+  };
   const attempt = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await work();

@@ -29,6 +29,24 @@ export interface SpillTarget {
   retentionDays: number;
   /** Distinguishes several files of one call ("-2", "-3" for extra binary blocks). */
   suffix?: string;
+  /** Numbers shared across processes; without it, this process numbers the conversation's spills itself. */
+  numbers?: SpillNumbers;
+}
+
+/**
+ * Hands out spill numbers that are unique across every process sharing the
+ * sandbox (a fleet on one volume; Redis behind it). `atLeast` is the highest
+ * number this process saw in the folder, so numbering continues after the
+ * files already there.
+ */
+export interface SpillNumbers {
+  next(conversationDir: string, atLeast: number): Promise<number>;
+  /**
+   * Throws (COORDINATION_UNAVAILABLE) when numbers cannot be had now. The host
+   * asks before it runs a tool, so a call that could not be numbered is
+   * refused before it does anything, and can simply be sent again.
+   */
+  assertAvailable?(): void;
 }
 
 const extensionsByMime: Record<string, string> = {
@@ -53,7 +71,7 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   const dir = sandbox.folderPath(folder);
   const extension = content.format === 'binary' ? (extensionsByMime[content.mimeType] ?? 'bin') : content.format === 'text' ? 'txt' : content.format;
   const stem = `${safeToolName(target.tool)}${target.suffix ?? ''}`;
-  let sequence = await nextSequence(sandbox);
+  let sequence = target.numbers === undefined ? await nextSequence(sandbox) : await target.numbers.next(sandbox.dir, await highestOnDisk(sandbox));
   const nameFor = (n: number) => path.join(dir, `${String(n).padStart(4, '0')}-${stem}.${extension}`);
 
   const pending = await createPendingFile(nameFor(sequence)).catch(async (error: NodeJS.ErrnoException) => {
@@ -131,25 +149,40 @@ async function removeIn(file: string): Promise<void> {
 
 /** Next free sequence number for a conversation: one past the highest seen in results/ and errors/. */
 async function nextSequence(sandbox: ConversationSandbox): Promise<number> {
-  let last = lastSequence.get(sandbox);
-  if (last === undefined) {
-    last = 0;
-    for (const folder of ['results', 'errors'] as const) {
-      // Listed through the opened folder: a results/ swapped for a symlink lists nothing from elsewhere.
-      const opened = await PinnedFolder.open(sandbox.folderPath(folder)).catch(() => undefined);
-      const names = opened === undefined ? [] : await readdir(opened.entry('')).catch(() => [] as string[]);
-      await opened?.close();
-      for (const name of names) {
-        const match = /^(\d+)-/.exec(name);
-        if (match) last = Math.max(last, Number(match[1]));
-      }
-    }
-    // Swept files keep their numbers: a path in the model's history must never name a newer file.
-    const expired = (await readSidecar(path.join(sandbox.dir, expiredLogName), 4 * 1024 * 1024)) ?? '';
-    for (const match of expired.matchAll(/"(?:results|errors)\/(\d+)-/g)) last = Math.max(last, Number(match[1]));
-  }
+  const last = lastSequence.get(sandbox) ?? (await scanHighest(sandbox));
   lastSequence.set(sandbox, last + 1);
   return last + 1;
+}
+
+const scannedHighest = new WeakMap<ConversationSandbox, number>();
+
+/** The highest number in the folder when this process first looked (a floor for shared numbering; the shared counter holds the rest). */
+async function highestOnDisk(sandbox: ConversationSandbox): Promise<number> {
+  let highest = scannedHighest.get(sandbox);
+  if (highest === undefined) {
+    highest = await scanHighest(sandbox);
+    scannedHighest.set(sandbox, highest);
+  }
+  // What this process wrote since counts too (the shared counter may have been lost, e.g. Redis restarted empty).
+  return Math.max(highest, lastSequence.get(sandbox) ?? 0);
+}
+
+async function scanHighest(sandbox: ConversationSandbox): Promise<number> {
+  let last = 0;
+  for (const folder of ['results', 'errors'] as const) {
+    // Listed through the opened folder: a results/ swapped for a symlink lists nothing from elsewhere.
+    const opened = await PinnedFolder.open(sandbox.folderPath(folder)).catch(() => undefined);
+    const names = opened === undefined ? [] : await readdir(opened.entry('')).catch(() => [] as string[]);
+    await opened?.close();
+    for (const name of names) {
+      const match = /^(\d+)-/.exec(name);
+      if (match) last = Math.max(last, Number(match[1]));
+    }
+  }
+  // Swept files keep their numbers: a path in the model's history must never name a newer file.
+  const expired = (await readSidecar(path.join(sandbox.dir, expiredLogName), 4 * 1024 * 1024)) ?? '';
+  for (const match of expired.matchAll(/"(?:results|errors)\/(\d+)-/g)) last = Math.max(last, Number(match[1]));
+  return last;
 }
 
 export function safeToolName(tool: string): string {

@@ -31,6 +31,7 @@ const allowed: Record<string, readonly string[]> = {
   sandbox: ['errors.ts', 'util'],
   spill: ['errors.ts', 'util', 'log', 'sandbox'],
   policy: ['errors.ts', 'util', 'log', 'config', 'sandbox'],
+  coordination: ['errors.ts', 'util', 'log', 'config'],
   host: ['errors.ts', 'util', 'log', 'config', 'sandbox', 'spill', 'policy'],
 };
 const entryPoints = new Set(['runtime', 'cli', 'demo', 'index.ts']);

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load-config.js';
+import { openCoordinator } from '../../coordination/open-coordinator.js';
 import { SpillwayError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
 import { dayMs, parseDuration } from '../../retention/parse-duration.js';
+import { leaseSweepLock } from '../../retention/lease-sweep-lock.js';
 import { sweepSandbox } from '../../retention/sweep.js';
 import { formatSweepReport } from '../../retention/sweep-report.js';
 import type { CliIo } from '../output.js';
@@ -54,8 +56,11 @@ export async function cleanupCommand(argv: string[], io: CliIo): Promise<number>
   const dryRun = values['dry-run'];
   // Problems go to stderr as JSON log lines; the report itself is the command's output.
   const logger = createLogger(config.log.level === 'silent' ? 'silent' : 'warn');
+  // In a fleet (coordination.redis), the CLI takes the same Redis lease lock as the replicas' sweeps.
+  const coordinator = await openCoordinator(config, logger);
   try {
     const report = await sweepSandbox({
+      ...(coordinator === undefined ? {} : { lock: leaseSweepLock(coordinator, { leaseMs: config.coordination.sweepLeaseMs, logger }) }),
       root: values.root ?? config.sandbox.root,
       olderThanMs: olderThanMs ?? config.retention.days * dayMs,
       dryRun,
@@ -76,6 +81,7 @@ export async function cleanupCommand(argv: string[], io: CliIo): Promise<number>
     }
     throw error;
   } finally {
+    await coordinator?.close();
     logger.flush();
   }
 }

@@ -17,7 +17,15 @@ export interface FilePoolOptions {
   logger?: Logger;
   /** Replaces the entry module of a format (an instrumented or custom writer); the rest keep workerModules. */
   modules?: Partial<Record<WorkerKind, URL>>;
+  /** Told when a task is queued, starts on a thread and finishes (metrics count jobs from it). */
+  observer?: (event: FileJobObservation) => void;
 }
+
+/** A task's life on the pool, as an observer sees it. */
+export type FileJobObservation =
+  | { phase: 'queued'; kind: WorkerKind }
+  | { phase: 'started'; kind: WorkerKind; waitMs: number }
+  | { phase: 'finished'; kind: WorkerKind; outcome: 'ok' | 'failed'; started: boolean; errorCode?: string; runMs?: number; totalMs: number };
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -53,12 +61,37 @@ export class FilePool {
     const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
     let channel: MessageChannel | undefined;
     let payload: object = task;
-    if (options.onProgress !== undefined) {
+    const observer = this.options.observer;
+    const started = performance.now();
+    const queuedAt = Date.now();
+    let runStartedAt: number | undefined;
+    let done = false;
+    if (options.onProgress !== undefined || observer !== undefined) {
       channel = new MessageChannel();
-      channel.port1.on('message', (message: ProgressMessage) => options.onProgress?.(message));
+      channel.port1.on('message', (message: ProgressMessage | { started: number }) => {
+        if ('started' in message) {
+          if (done) return;
+          runStartedAt = message.started;
+          observer?.({ phase: 'started', kind, waitMs: Math.max(0, message.started - queuedAt) });
+        } else options.onProgress?.(message);
+      });
       payload = { ...task, progressPort: channel.port2 };
     }
-    const started = performance.now();
+    observer?.({ phase: 'queued', kind });
+    const finish = (outcome: 'ok' | 'failed', errorCode?: string) => {
+      done = true;
+      if (observer === undefined) return;
+      const end = Date.now();
+      observer({
+        phase: 'finished',
+        kind,
+        outcome,
+        started: runStartedAt !== undefined,
+        ...(errorCode === undefined ? {} : { errorCode }),
+        ...(runStartedAt === undefined ? {} : { runMs: Math.max(0, end - runStartedAt) }),
+        totalMs: performance.now() - started,
+      });
+    };
     try {
       const reply = (await pool.run(payload, {
         filename: (this.options.modules?.[kind] ?? workerModules[kind]).href,
@@ -67,10 +100,12 @@ export class FilePool {
       })) as WorkerReply<R>;
       if (!reply.ok) throw SpillwayError.fromJSON(reply.error);
       this.options.logger?.debug({ worker: kind, ms: Math.round(performance.now() - started) }, 'worker task done');
+      finish('ok');
       return reply.result;
     } catch (error) {
-      if (SpillwayError.is(error)) throw error;
-      throw this.describeFailure(kind, error, timeout.aborted, options.signal?.aborted === true);
+      const failure = SpillwayError.is(error) ? error : this.describeFailure(kind, error, timeout.aborted, options.signal?.aborted === true);
+      finish('failed', failure.code);
+      throw failure;
     } finally {
       channel?.port1.close();
     }

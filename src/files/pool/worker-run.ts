@@ -9,6 +9,8 @@ export function workerTask<T extends { progressPort?: import('node:worker_thread
   run: (task: T, progress: (message: ProgressMessage) => void) => Promise<R>,
 ): (task: T) => Promise<WorkerReply<R>> {
   return async (task) => {
+    // The first message says the task left the queue (the pool counts running and queued jobs from it).
+    task.progressPort?.postMessage({ started: Date.now() });
     let lastPost = 0;
     const progress = (message: ProgressMessage) => {
       const now = Date.now();

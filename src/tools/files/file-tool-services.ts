@@ -2,7 +2,7 @@ import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Host } from '../../host/host.js';
 import type { ToolContext } from '../../host/tool.js';
-import { FilePool } from '../../files/pool/file-pool.js';
+import { FilePool, type FileJobObservation } from '../../files/pool/file-pool.js';
 import type { DocumentBlock, FigureBlock } from '../../files/formats/document-spec.js';
 import type { OutputTarget, WorkerKind } from '../../files/pool/worker-task.js';
 
@@ -46,7 +46,9 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
     pool() {
       if (pool === undefined) {
         const { poolSize, maxQueue, taskTimeoutMs } = host.config.workers;
-        pool = new FilePool({ poolSize, maxQueue, taskTimeoutMs, logger: host.logger, ...(options.workerModules === undefined ? {} : { modules: options.workerModules }) });
+        // Metrics count the pool's jobs from the host's file-job events.
+        const observer = (event: FileJobObservation) => host.emit('file-job', event);
+        pool = new FilePool({ poolSize, maxQueue, taskTimeoutMs, logger: host.logger, observer, ...(options.workerModules === undefined ? {} : { modules: options.workerModules }) });
       }
       return pool;
     },

@@ -1,0 +1,48 @@
+/**
+ * What replicas coordinate through. Two implementations: in-process
+ * (`MemoryCoordinator`: one process, tests, the reference behaviour) and Redis
+ * (`RedisCoordinator`: a fleet). Keys are plain strings; the Redis
+ * implementation puts `coordination.redis.keyPrefix` in front of them.
+ *
+ * When the store cannot be reached, every operation rejects with
+ * COORDINATION_UNAVAILABLE (details.retryable: true) and nothing is half done:
+ * each operation is a single atomic command or script.
+ */
+export interface Coordinator {
+  /** "memory" or "redis", for health reports and metrics. */
+  readonly store: string;
+  /**
+   * Takes the lock `key` for `leaseMs` if nobody holds it, or returns
+   * undefined. A holder that dies stops renewing and loses the lock when its
+   * lease runs out; release and renew act only while the token is still the
+   * holder's, so a holder whose lease ran out can never remove a successor.
+   */
+  tryLock(key: string, leaseMs: number): Promise<Lease | undefined>;
+  /**
+   * Adds one to the counter `key` and returns the new value; when the counter
+   * is below `atLeast` (missing, or behind what the files show), it continues
+   * from `atLeast` instead. Atomic across the fleet: two callers never get the
+   * same value.
+   */
+  increment(key: string, atLeast?: number): Promise<number>;
+  /** Appends one entry to the log `key` (kept in order). */
+  append(key: string, entry: string): Promise<void>;
+  /** The entries of the log `key`, oldest first. */
+  readLog(key: string): Promise<string[]>;
+  /** Resolves when the store answers now; rejects with COORDINATION_UNAVAILABLE otherwise. */
+  ping(): Promise<void>;
+  /** Whether the store is connected at this moment (no round trip). */
+  connected(): boolean;
+  close(): Promise<void>;
+}
+
+/** A held lock. */
+export interface Lease {
+  readonly key: string;
+  /** Unique per acquisition. */
+  readonly token: string;
+  /** Extends the lease to `leaseMs` from now; false when it was lost (expired and maybe taken by another). */
+  renew(leaseMs: number): Promise<boolean>;
+  /** Gives the lock up if it is still ours. Safe to call more than once. */
+  release(): Promise<void>;
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { SpillwayError } from '../errors.js';
+import { silentLogger, type Logger } from '../log/logger.js';
+import type { Coordinator, Lease } from './coordinator.js';
+
+export interface RedisCoordinatorOptions {
+  /** redis:// or rediss:// URL (coordination.redis.url). */
+  url: string;
+  /** Put in front of every key (coordination.redis.keyPrefix), so several fleets can share one Redis. */
+  keyPrefix: string;
+  /** How long the first connection may take before start fails. Default 5 s. */
+  connectTimeoutMs?: number;
+  logger?: Logger;
+}
+
+// Each script is one atomic step on the server: a lock is released or renewed only by its own token.
+const releaseScript = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+const renewScript = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
+// INCR, continuing from a floor when the counter is missing or behind (the files show higher numbers).
+const incrementScript =
+  "local current = tonumber(redis.call('GET', KEYS[1]) or '0') if current < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end return redis.call('INCR', KEYS[1])";
+
+/**
+ * The coordinator for a fleet: replicas sharing one Redis. Commands are not
+ * queued while Redis is away (enableOfflineQueue: false): they fail at once
+ * with COORDINATION_UNAVAILABLE, and ioredis reconnects in the background.
+ */
+export class RedisCoordinator implements Coordinator {
+  readonly store = 'redis';
+
+  private constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly where: string,
+  ) {}
+
+  /** Connects, or fails with COORDINATION_UNAVAILABLE naming the setting when Redis cannot be reached. */
+  static async connect(options: RedisCoordinatorOptions): Promise<RedisCoordinator> {
+    const logger = options.logger ?? silentLogger();
+    const where = redactUrl(options.url);
+    const redis = new Redis(options.url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: options.connectTimeoutMs ?? 5_000,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
+    let lastError: string | undefined;
+    redis.on('error', (error: Error) => {
+      // ioredis repeats the error on every reconnect attempt; log only when it changes.
+      if (error.message === lastError) return;
+      lastError = error.message;
+      logger.warn({ err: error, redis: where }, 'coordination store (Redis) error');
+    });
+    redis.on('ready', () => {
+      if (lastError !== undefined) logger.info({ redis: where }, 'coordination store (Redis) connected again');
+      lastError = undefined;
+    });
+    try {
+      await redis.connect();
+      await redis.ping();
+    } catch (error) {
+      redis.disconnect();
+      throw new SpillwayError(
+        'COORDINATION_UNAVAILABLE',
+        `coordination.redis.url: cannot reach Redis at ${where} (${(error as Error).message}). Start Redis or correct the URL; remove coordination.redis to run a single process without it.`,
+        { setting: 'coordination.redis.url', url: where, retryable: true },
+      );
+    }
+    return new RedisCoordinator(redis, options.keyPrefix, where);
+  }
+
+  async tryLock(key: string, leaseMs: number): Promise<Lease | undefined> {
+    const token = randomUUID();
+    const name = this.prefix + key;
+    const taken = await this.run(() => this.redis.set(name, token, 'PX', leaseMs, 'NX'));
+    if (taken !== 'OK') return undefined;
+    let released = false;
+    return {
+      key,
+      token,
+      renew: async (ms) => (await this.run(() => this.redis.eval(renewScript, 1, name, token, String(ms)))) === 1,
+      release: async () => {
+        if (released) return;
+        released = true;
+        await this.run(() => this.redis.eval(releaseScript, 1, name, token));
+      },
+    };
+  }
+
+  async increment(key: string, atLeast = 0): Promise<number> {
+    return Number(await this.run(() => this.redis.eval(incrementScript, 1, this.prefix + key, String(atLeast))));
+  }
+
+  async append(key: string, entry: string): Promise<void> {
+    await this.run(() => this.redis.rpush(this.prefix + key, entry));
+  }
+
+  readLog(key: string): Promise<string[]> {
+    return this.run(() => this.redis.lrange(this.prefix + key, 0, -1));
+  }
+
+  async ping(): Promise<void> {
+    await this.run(() => this.redis.ping());
+  }
+
+  connected(): boolean {
+    return this.redis.status === 'ready';
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /** Runs one command; a failure to reach Redis becomes COORDINATION_UNAVAILABLE (retryable). */
+  private async run<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      throw new SpillwayError(
+        'COORDINATION_UNAVAILABLE',
+        `The coordination store (Redis at ${this.where}) cannot be reached (${(error as Error).message}); nothing was changed. Try the call again in a moment.`,
+        { url: this.where, retryable: true },
+      );
+    }
+  }
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

@@ -1,0 +1,190 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CallFinished, FileJobEvent, Host, SweepFinished } from '../host/host.js';
+
+export interface HostMetricsOptions {
+  /** Open MCP sessions on this front, read at each scrape. */
+  sessions?: () => number;
+  /** Add Node's process metrics (CPU, memory, event-loop lag). Default true. */
+  processMetrics?: boolean;
+}
+
+export interface HostMetrics {
+  readonly registry: Registry;
+  /** The Content-Type of {@link render}'s text. */
+  readonly contentType: string;
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string>;
+  /** Stops listening to the host (the registry keeps its last values). */
+  close(): void;
+}
+
+const durationBuckets = [0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60, 300];
+const unknownTool = '(unknown)';
+
+/**
+ * The operators' view of one host, in its own prom-client registry (never the
+ * global default one, so two hosts in a process, or a test's hosts, never mix
+ * their counts). Everything is learned from the host's events and health
+ * report: the host knows nothing of metrics.
+ */
+export function createHostMetrics(host: Host, options: HostMetricsOptions = {}): HostMetrics {
+  const registry = new Registry();
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const calls = new Counter({
+    name: 'spillway_tool_calls_total',
+    help: 'Tool calls finished, by tool and outcome (ok or error).',
+    labelNames: ['tool', 'outcome'],
+    registers,
+  });
+  const errors = new Counter({ name: 'spillway_tool_errors_total', help: 'Failed tool calls by error code.', labelNames: ['code'], registers });
+  const callSeconds = new Histogram({
+    name: 'spillway_tool_call_duration_seconds',
+    help: 'Time from a call arriving to its answer.',
+    labelNames: ['outcome'],
+    buckets: durationBuckets,
+    registers,
+  });
+  const spillFiles = new Counter({ name: 'spillway_spill_files_total', help: 'Files written by spills (results, errors and binary parts).', registers });
+  const spillBytes = new Counter({ name: 'spillway_spill_bytes_total', help: 'Bytes written by spills.', registers });
+
+  const jobsQueued = new Gauge({ name: 'spillway_file_jobs_queued', help: 'File-building jobs waiting for a worker thread.', registers });
+  const jobsRunning = new Gauge({ name: 'spillway_file_jobs_running', help: 'File-building jobs running on a worker thread.', registers });
+  const jobs = new Counter({
+    name: 'spillway_file_jobs_total',
+    help: 'File-building jobs finished, by kind and outcome (ok or failed).',
+    labelNames: ['kind', 'outcome'],
+    registers,
+  });
+  const jobErrors = new Counter({
+    name: 'spillway_file_job_errors_total',
+    help: 'Failed file-building jobs by error code.',
+    labelNames: ['kind', 'code'],
+    registers,
+  });
+  const jobWait = new Histogram({
+    name: 'spillway_file_job_wait_seconds',
+    help: 'Time a file-building job waited for a thread.',
+    labelNames: ['kind'],
+    buckets: durationBuckets,
+    registers,
+  });
+  const jobRun = new Histogram({
+    name: 'spillway_file_job_run_seconds',
+    help: 'Time a file-building job ran on its thread.',
+    labelNames: ['kind', 'outcome'],
+    buckets: durationBuckets,
+    registers,
+  });
+
+  const sweeps = new Counter({
+    name: 'spillway_sweeps_total',
+    help: 'Retention sweeps by outcome (ok, locked: another sweep held the lock, failed).',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const sweepFiles = new Counter({ name: 'spillway_sweep_files_removed_total', help: 'Files removed by retention sweeps (age and quota).', registers });
+  const sweepBytes = new Counter({ name: 'spillway_sweep_bytes_removed_total', help: 'Bytes removed by retention sweeps.', registers });
+  const sweepSeconds = new Histogram({
+    name: 'spillway_sweep_duration_seconds',
+    help: 'Duration of retention sweeps that ran.',
+    buckets: durationBuckets,
+    registers,
+  });
+
+  if (options.sessions !== undefined) {
+    const sessions = options.sessions;
+    new Gauge({
+      name: 'spillway_sessions',
+      help: 'Open MCP sessions on this replica.',
+      registers,
+      collect() {
+        this.set(sessions());
+      },
+    });
+  }
+  new Gauge({
+    name: 'spillway_upstream_connected',
+    help: 'Upstream MCP servers: 1 when connected, 0 otherwise (label state says which state).',
+    labelNames: ['upstream', 'state'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [name, state] of upstreamStates(host)) this.set({ upstream: name, state }, state === 'connected' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'spillway_coordination_connected',
+    help: 'The coordination store (Redis) when configured: 1 when connected, 0 otherwise; absent without one.',
+    labelNames: ['store'],
+    registers,
+    collect() {
+      this.reset();
+      const report = coordinationReport(host);
+      if (report !== undefined) this.set({ store: report.store }, report.connected ? 1 : 0);
+    },
+  });
+
+  const onCall = (call: CallFinished) => {
+    const tool = host.getTool(call.tool) === undefined ? unknownTool : call.tool;
+    calls.inc({ tool, outcome: call.outcome });
+    callSeconds.observe({ outcome: call.outcome }, call.durationMs / 1000);
+    if (call.errorCode !== undefined) errors.inc({ code: call.errorCode });
+    for (const file of call.files) {
+      spillFiles.inc();
+      spillBytes.inc(file.bytes);
+    }
+  };
+  const onFileJob = (job: FileJobEvent) => {
+    if (job.phase === 'queued') jobsQueued.inc();
+    else if (job.phase === 'started') {
+      jobsQueued.dec();
+      jobsRunning.inc();
+      jobWait.observe({ kind: job.kind }, job.waitMs / 1000);
+    } else {
+      if (job.started) jobsRunning.dec();
+      else jobsQueued.dec();
+      jobs.inc({ kind: job.kind, outcome: job.outcome });
+      if (job.errorCode !== undefined) jobErrors.inc({ kind: job.kind, code: job.errorCode });
+      if (job.runMs !== undefined) jobRun.observe({ kind: job.kind, outcome: job.outcome }, job.runMs / 1000);
+    }
+  };
+  const onSweep = (sweep: SweepFinished) => {
+    sweeps.inc({ outcome: sweep.outcome });
+    sweepFiles.inc(sweep.filesRemoved);
+    sweepBytes.inc(sweep.bytesRemoved);
+    if (sweep.durationMs !== undefined && sweep.outcome === 'ok') sweepSeconds.observe(sweep.durationMs / 1000);
+  };
+  host.on('call', onCall);
+  host.on('file-job', onFileJob);
+  host.on('sweep', onSweep);
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    close() {
+      host.off('call', onCall);
+      host.off('file-job', onFileJob);
+      host.off('sweep', onSweep);
+    },
+  };
+}
+
+/** [name, state] of each upstream, from the host's "upstreams" health section. */
+function upstreamStates(host: Host): [string, string][] {
+  const section = host.health().upstreams;
+  if (typeof section !== 'object' || section === null) return [];
+  return Object.entries(section).flatMap(([name, report]) => {
+    const state = (report as { state?: unknown } | null)?.state;
+    return typeof state === 'string' ? [[name, state] as [string, string]] : [];
+  });
+}
+
+/** The coordination store's state, from the host's "coordination" health section. */
+function coordinationReport(host: Host): { store: string; connected: boolean } | undefined {
+  const section = host.health().coordination as { store?: unknown; connected?: unknown } | undefined;
+  if (typeof section !== 'object' || section === null || typeof section.store !== 'string') return undefined;
+  return { store: section.store, connected: section.connected === true };
+}
