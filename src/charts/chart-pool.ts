@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { SpillwayError } from '../errors.js';
+import type { RasterImage, SvgRequest } from './rasterize-svg.js';
 import type { ChartImages, ChartRequest } from './render-chart.js';
 
 /** Compiled worker modules sit in dist/workers/, two folders up from dist/src/charts/. */
@@ -19,7 +20,16 @@ export class ChartPool {
 
   constructor(private readonly options: { threads: number; maxQueue: number }) {}
 
-  async render(request: ChartRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ChartImages> {
+  render(request: ChartRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ChartImages> {
+    return this.run<ChartImages>(request, options);
+  }
+
+  /** An SVG image as a PNG, on the same threads, deadline and heap cap as charts. */
+  rasterize(request: SvgRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<RasterImage> {
+    return this.run<RasterImage>(request, options);
+  }
+
+  private async run<R>(request: ChartRequest | SvgRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<R> {
     if (this.closed) throw new SpillwayError('CHART_FAILED', 'The chart workers are shut down (the host is closing).');
     const pool = (this.pool ??= new Piscina({
       filename: chartWorker,
@@ -36,7 +46,7 @@ export class ChartPool {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
     try {
-      const reply = (await pool.run(request, { signal })) as { ok: true; result: ChartImages } | { ok: false; error: { code: never; message: string } };
+      const reply = (await pool.run(request, { signal })) as { ok: true; result: R } | { ok: false; error: { code: never; message: string } };
       if (!reply.ok) throw SpillwayError.fromJSON(reply.error);
       return reply.result;
     } catch (error) {

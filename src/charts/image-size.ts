@@ -37,7 +37,7 @@ export function imageSize(bytes: Uint8Array, path: string): ImageSize {
   if (size === undefined || !(size.width > 0 && size.height > 0) || size.width * size.height > 40_000_000) {
     throw new SpillwayError(
       'INVALID_ARGUMENTS',
-      `${path} is not a usable PNG or JPEG image; an image block takes a PNG or JPEG file from the sandbox, e.g. a build_chart output.`,
+      `${path} is not a usable PNG, JPEG or SVG image; an image block takes a PNG, JPEG or SVG file from the sandbox, e.g. a build_chart output.`,
       {
         path,
       },

@@ -121,3 +121,26 @@ test('LibreOffice opens a DOCX and a PPTX with charts, and their PDFs hold the p
     assert.ok(images.length >= 2, `${label}: the PDF holds the two pictures (${images.length} found)\n${listed.stdout}`);
   }
 });
+
+test('an SVG image block (e.g. the SVG build_chart wrote) is rasterized to a PNG picture; an SVG that refers to other files is refused', async (t) => {
+  const env = await filesHost();
+  t.after(() => env.cleanup());
+  const source = await spillRows(env, tickets);
+  const chart = ok(await call(env, 'build_chart', { source, spec: chartSpec, filename: 'hours' }));
+  const svgPath = String(chart.svg);
+  assert.match(svgPath, /\.svg$/);
+  const built = ok(await call(env, 'build_document', { format: 'docx', spec: { title: 'SVG', blocks: [{ type: 'image', path: svgPath, title: 'Figure' }] } }));
+  const docxFile = outputPath(env, built.path);
+  const media = (await zipEntries(docxFile)).filter((name) => name.startsWith('word/media/'));
+  assert.equal(media.length, 1);
+  const zip = await JSZip.loadAsync(await readFile(docxFile));
+  const picture = await (zip.file(media[0] as string) as JSZip.JSZipObject).async('nodebuffer');
+  assert.equal(picture.readUInt32BE(0), 0x89504e47, 'the SVG is embedded as a PNG');
+  assert.ok(picture.readUInt32BE(16) > 0 && picture.readUInt32BE(20) > 0);
+
+  await writeFile(outputPath(env, 'outputs/leaky.svg'), '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10"><image xlink:href="/etc/hostname" width="10" height="10"/></svg>');
+  const refused = await call(env, 'build_document', { format: 'docx', filename: 'leaky.docx', spec: { title: 'x', blocks: [{ type: 'image', path: 'outputs/leaky.svg' }] } });
+  assert.equal(refused.error?.code, 'INVALID_ARGUMENTS');
+  assert.match(refused.text, /must be self-contained/);
+  assert.deepEqual((await readdir(outputPath(env, 'outputs'))).filter((name) => name.startsWith('leaky.docx')), []);
+});

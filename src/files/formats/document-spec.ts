@@ -13,7 +13,7 @@ export type DocumentBlock =
   | { type: 'table'; source: string; title?: string; selection: Selection }
   /** Rendered before the task reaches a worker (build_chart's path), then a figure. */
   | { type: 'chart'; source: string; spec: Record<string, unknown>; title?: string; selection: Selection }
-  /** A PNG or JPEG from the sandbox; read before the task reaches a worker, then a figure. */
+  /** A PNG, JPEG or SVG from the sandbox; read before the task reaches a worker, then a figure. */
   | { type: 'image'; path: string; title?: string }
   | FigureBlock;
 
@@ -72,7 +72,7 @@ export function documentSpecSchema(options: SchemaOptions = {}) {
     spec: Type.Optional(
       Type.Object({}, { additionalProperties: true, description: 'chart: a Vega-Lite spec WITHOUT data (as build_chart); the rows come from source' }),
     ),
-    path: Type.Optional(Type.String({ description: 'image: sandbox path of a PNG or JPEG, e.g. "outputs/tickets-chart.png"' })),
+    path: Type.Optional(Type.String({ description: 'image: sandbox path of a PNG, JPEG or SVG, e.g. "outputs/tickets-chart.png"' })),
     ...selectionSchema,
   });
   return Type.Object(
@@ -173,7 +173,7 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
       case 'image': {
         allow(['path', 'title']);
         if (typeof block.path !== 'string' || block.path.length === 0)
-          fail(`${where}.path`, 'must be the sandbox path of a PNG or JPEG, e.g. "outputs/tickets-chart.png"');
+          fail(`${where}.path`, 'must be the sandbox path of a PNG, JPEG or SVG, e.g. "outputs/tickets-chart.png"');
         const image: DocumentBlock = { type: 'image', path: block.path as string };
         if (block.title !== undefined) image.title = text(block.title, `${where}.title`);
         return image;

@@ -35,7 +35,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
         'The spec is {"title", "subtitle"?, "locale"?, "orientation"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"} (inline **bold**, *italic*, `code`, [link](https://…)),' +
           ' {"type":"bullets"|"numbered","items":[...]} (an item may be {"text","items":[...]} to nest),' +
           ' {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"? (with "format"),"sort"?,"range"?},' +
-          ' {"type":"chart","source","spec" (Vega-Lite without data, as build_chart),"title"?,"columns"?,"sort"?,"range"?} and {"type":"image","path":"outputs/x.png","title"?} (PNG or JPEG).',
+          ' {"type":"chart","source","spec" (Vega-Lite without data, as build_chart),"title"?,"columns"?,"sort"?,"range"?} and {"type":"image","path":"outputs/x.png","title"?} (PNG, JPEG or SVG).',
         'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
         'Tables get column widths from their content and formatted numbers and dates (locale, default en-US); DOCX turns landscape when a table is too wide and repeats the header row on every page; PPTX pages tables by measured row height, header on each slide.',
         `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
