@@ -66,10 +66,8 @@ export const selectionSchema = {
   ),
 };
 
-const selectionArguments = Type.Object(selectionSchema);
-
 /** columns, sort and range as a tool receives them once the host has checked them against {@link selectionSchema}. */
-export type SelectionArguments = Static<typeof selectionArguments>;
+export type SelectionArguments = Static<ReturnType<typeof Type.Object<typeof selectionSchema>>>;
 
 /** The selection of arguments that passed {@link selectionSchema}: only defaults are filled in, nothing is checked again. */
 export function selectionFromArguments(input: SelectionArguments): Selection {
