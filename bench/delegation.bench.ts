@@ -23,7 +23,9 @@ export default async function delegationBench(): Promise<void> {
 
 async function connect(command: string, args: string[], env?: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command, args, ...(env === undefined ? {} : { env: { PATH: process.env.PATH ?? '', ...env } }), stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command, args, ...(env === undefined ? {} : { env: { PATH: process.env.PATH ?? '', ...env } }), stderr: 'ignore' }),
+  );
   return client;
 }
 
@@ -100,8 +102,14 @@ function random(seed: number): () => number {
   };
 }
 
-const words = 'the worker thread crashes when the queue drains during shutdown after a timeout while the connection pool releases a handle that another request still holds so the scheduler retries and the lock is never released'.split(' ');
-const judgementWords = 'this looks like a duplicate of the earlier report because both traces end in the same release path and the fix in the pool should cover it so I rank the related issues by how close their stacks are'.split(' ');
+const words =
+  'the worker thread crashes when the queue drains during shutdown after a timeout while the connection pool releases a handle that another request still holds so the scheduler retries and the lock is never released'.split(
+    ' ',
+  );
+const judgementWords =
+  'this looks like a duplicate of the earlier report because both traces end in the same release path and the fix in the pool should cover it so I rank the related issues by how close their stacks are'.split(
+    ' ',
+  );
 
 function prose(next: () => number, vocabulary: string[], chars: number): string {
   let text = '';
@@ -113,11 +121,23 @@ function prose(next: () => number, vocabulary: string[], chars: number): string 
 }
 
 function callStack(next: () => number, chars: number): string {
-  const functions = ['start_thread', 'clone', 'worker_loop', 'queue_pop', 'pool_release', 'handle_request', 'os_thr_create', 'pthread_mutex_lock', '__lll_lock_wait'];
+  const functions = [
+    'start_thread',
+    'clone',
+    'worker_loop',
+    'queue_pop',
+    'pool_release',
+    'handle_request',
+    'os_thr_create',
+    'pthread_mutex_lock',
+    '__lll_lock_wait',
+  ];
   const libraries = ['/lib/x86_64-linux-gnu/libpthread.so.0', '/lib/x86_64-linux-gnu/libc.so.6', '/opt/app/lib/libcore.so.3'];
   let text = '';
   for (let frame = 0; text.length < chars; frame += 1) {
-    const address = Math.floor(next() * 0xffffffffff).toString(16).padStart(12, '0');
+    const address = Math.floor(next() * 0xffffffffff)
+      .toString(16)
+      .padStart(12, '0');
     const fn = functions[Math.floor(next() * functions.length)];
     const lib = libraries[Math.floor(next() * libraries.length)];
     text += `#${frame} 0x0000${address} in ${fn} (arg=0x7f3a1c000b70, os_thr_id@entry=${232155 + frame}) at ${fn}.c:${100 + Math.floor(next() * 900)}\n    from ${lib}\n`;
@@ -202,25 +222,44 @@ function tokenEconomy(): void {
     ].join('\n');
     return [
       { name: 'run_script', args: { code } },
-      { name: 'call_with_args_file', args: { tool, argsPath: `args/triage-${call.issue}.json`, overrides: { verdict: call.verdict, reasoning: call.reasoning, related: call.related } } },
+      {
+        name: 'call_with_args_file',
+        args: { tool, argsPath: `args/triage-${call.issue}.json`, overrides: { verdict: call.verdict, reasoning: call.reasoning, related: call.related } },
+      },
     ];
   });
 
   const measure = (label: string, written: { name: string; args: unknown }[]) => {
     const text = written.map((call) => `${call.name}${JSON.stringify(call.args)}`);
-    return { label, calls: written.length, chars: text.reduce((sum, part) => sum + part.length, 0), tokens: text.reduce((sum, part) => sum + encode(part).length, 0) };
+    return {
+      label,
+      calls: written.length,
+      chars: text.reduce((sum, part) => sum + part.length, 0),
+      tokens: text.reduce((sum, part) => sum + encode(part).length, 0),
+    };
   };
   const baseline = measure('arguments typed out (no delegation)', without);
-  const rows = [baseline, measure('call_with_args_file + $file references', [defaults, ...withReferences]), measure('run_script + call_with_args_file', withScripts)];
+  const rows = [
+    baseline,
+    measure('call_with_args_file + $file references', [defaults, ...withReferences]),
+    measure('run_script + call_with_args_file', withScripts),
+  ];
   const argumentChars = calls.reduce((sum, call) => sum + JSON.stringify(call).length, 0);
-  console.log(`\nTokens the model writes for the playbook case (13 calls, ${argumentChars.toLocaleString('en-US')} characters of arguments, 65% copied text, 27% judgement; o200k_base):\n`);
+  console.log(
+    `\nTokens the model writes for the playbook case (13 calls, ${argumentChars.toLocaleString('en-US')} characters of arguments, 65% copied text, 27% judgement; o200k_base):\n`,
+  );
   console.log('| variant | tool calls | characters written | output tokens | vs typed out | minutes at 80 tok/s |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     const versus = row === baseline ? 'baseline' : `${(baseline.tokens / row.tokens).toFixed(2)}× fewer`;
-    console.log(`| ${row.label} | ${row.calls} | ${row.chars.toLocaleString('en-US')} | ${row.tokens.toLocaleString('en-US')} | ${versus} | ${(row.tokens / 80 / 60).toFixed(1)} |`);
+    console.log(
+      `| ${row.label} | ${row.calls} | ${row.chars.toLocaleString('en-US')} | ${row.tokens.toLocaleString('en-US')} | ${versus} | ${(row.tokens / 80 / 60).toFixed(1)} |`,
+    );
   }
-  const judgement = calls.reduce((sum, call) => sum + encode(JSON.stringify({ verdict: call.verdict, reasoning: call.reasoning, related: call.related })).length, 0);
+  const judgement = calls.reduce(
+    (sum, call) => sum + encode(JSON.stringify({ verdict: call.verdict, reasoning: call.reasoning, related: call.related })).length,
+    0,
+  );
   console.log(`
 Floor: the judgement the model must write in any case is ${judgement.toLocaleString('en-US')} tokens; the copied text it no longer retypes is ${(baseline.tokens - judgement).toLocaleString('en-US')} tokens of the baseline.`);
 }

@@ -49,7 +49,10 @@ function copyTree(from: string, to: string): void {
 
 function countFiles(root: string): number {
   const result = spawnSync('find', [root, '-type', 'f'], { maxBuffer: 1 << 30 });
-  return result.stdout.toString().split('\n').filter((line) => line.length > 0).length;
+  return result.stdout
+    .toString()
+    .split('\n')
+    .filter((line) => line.length > 0).length;
 }
 
 export default async function retentionBench(): Promise<void> {
@@ -60,7 +63,9 @@ export default async function retentionBench(): Promise<void> {
     const template = path.join(work, 'template');
     let started = performance.now();
     const files = buildTemplate(template, nowMs);
-    console.log(`sandbox: ${files.toLocaleString('en-US')} files in ${conversations.toLocaleString('en-US')} conversations (built in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `sandbox: ${files.toLocaleString('en-US')} files in ${conversations.toLocaleString('en-US')} conversations (built in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    );
     console.log('| round | spillway sweep (s) | deleted | find -mtime +7 -delete (s) | deleted | sweep / find |');
     console.log('|---|---|---|---|---|---|');
     const ratios: number[] = [];
@@ -105,7 +110,9 @@ export default async function retentionBench(): Promise<void> {
     const t0 = performance.now();
     const dry = await sweepSandbox({ root: dryCopy, olderThanMs: 7 * day, now: () => new Date(nowMs), dryRun: true, listPaths: true });
     console.log(`dry run with the full list: ${((performance.now() - t0) / 1000).toFixed(2)} s, ${dry.paths?.length.toLocaleString('en-US')} paths`);
-    console.log(`median ratio sweep/find: ${ratios.sort((a, b) => a - b)[Math.floor(ratios.length / 2)]?.toFixed(1)}× (peak RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`);
+    console.log(
+      `median ratio sweep/find: ${ratios.sort((a, b) => a - b)[Math.floor(ratios.length / 2)]?.toFixed(1)}× (peak RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB)`,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

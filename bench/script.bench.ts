@@ -5,7 +5,14 @@ import path from 'node:path';
 import type { Host } from '../src/host/host.js';
 import { makeRows, tempHost } from '../test/helpers/temp-host.js';
 
-const scriptLimits = { timeoutMs: 300_000, memoryBytes: 1024 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 30, maxWriteBytes: 1 << 30, maxOutputChars: 1_000_000 };
+const scriptLimits = {
+  timeoutMs: 300_000,
+  memoryBytes: 1024 * 1024 * 1024,
+  stackBytes: 262144,
+  maxReadBytes: 1 << 30,
+  maxWriteBytes: 1 << 30,
+  maxOutputChars: 1_000_000,
+};
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

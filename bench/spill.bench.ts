@@ -32,7 +32,18 @@ function makeInput(kind: Kind, bytes: number): string {
     const part =
       kind === 'text'
         ? `2026-11-30T08:${String(i % 60).padStart(2, '0')}:00.000Z INFO worker-${i % 8} processed order ${100000 + i} in ${i % 997} ms\n`
-        : JSON.stringify({ id: i + 1, name: `item-${i + 1}`, amount: Math.round((i * 37.13) % 1000) / 10, active: i % 3 === 0, region: ['north', 'south', 'east', 'west'][i % 4], qty: i % 50, sku: `SKU-${(i * 7919) % 100000}`, created: '2026-11-30T08:00:00.000Z', score: (i % 101) / 7, note: `libpthread.so.0 row ${i}` });
+        : JSON.stringify({
+            id: i + 1,
+            name: `item-${i + 1}`,
+            amount: Math.round((i * 37.13) % 1000) / 10,
+            active: i % 3 === 0,
+            region: ['north', 'south', 'east', 'west'][i % 4],
+            qty: i % 50,
+            sku: `SKU-${(i * 7919) % 100000}`,
+            created: '2026-11-30T08:00:00.000Z',
+            score: (i % 101) / 7,
+            note: `libpthread.so.0 row ${i}`,
+          });
     parts.push(part);
     size += Buffer.byteLength(part) + (kind === 'table' ? 1 : 0);
   }
@@ -57,17 +68,30 @@ async function prepare(kind: Kind, mode: Mode, input: string, dir: string): Prom
         n += 1;
         await writeFile(path.join(out, `f${n}`), input);
       },
-      reset: () => rm(out, { recursive: true, force: true }).then(() => mkdir(out, { recursive: true })).then(() => undefined),
+      reset: () =>
+        rm(out, { recursive: true, force: true })
+          .then(() => mkdir(out, { recursive: true }))
+          .then(() => undefined),
       close: async () => undefined,
     };
   }
   const config = loadConfig({
     env: {},
-    overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' }, spill: { thresholdChars: 1000, tools: mode === 'inline' ? { bench: { spill: false } } : {} } },
+    overrides: {
+      sandbox: { root: path.join(dir, 'sandbox') },
+      data: { dir: path.join(dir, 'data') },
+      log: { level: 'silent' },
+      spill: { thresholdChars: 1000, tools: mode === 'inline' ? { bench: { spill: false } } : {} },
+    },
   });
   const host: Host = await createHost({ config, builtins: false });
   // A table arrives as an upstream MCP server sends it: JSON text in a text block, parsed by the unwrapper.
-  host.registerTool({ name: 'bench', description: 'bench', inputSchema: { type: 'object' }, handler: () => (kind === 'table' ? { mcp: { content: [{ type: 'text', text: input }] } } : { value: input }) });
+  host.registerTool({
+    name: 'bench',
+    description: 'bench',
+    inputSchema: { type: 'object' },
+    handler: () => (kind === 'table' ? { mcp: { content: [{ type: 'text', text: input }] } } : { value: input }),
+  });
   const results = path.join(dir, 'sandbox', 'conv', 'results');
   let call = 0;
   return {
@@ -166,7 +190,10 @@ async function child(kind: Kind, inputFile: string, what: string): Promise<void>
 }
 
 function spawnChild(kind: Kind, inputFile: string, what: string): Record<string, number> {
-  const out = execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', here, '--child', kind, inputFile, what], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', here, '--child', kind, inputFile, what], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(out) as Record<string, number>;
 }
 
@@ -178,32 +205,36 @@ export default async function spillBench(): Promise<void> {
   console.log(`Node ${process.version}, ${process.platform}; medians; each case in its own child process.`);
   console.log('spill = host.execute with a tool returning the data (table: JSON text in an MCP text block); inline = the same call with spill: false.');
   console.log('floor: text = fs.writeFile of the same bytes; table = JSON.parse + fs.writeFile of the same bytes.\n');
-  console.log('| result | size | floor ms | spill ms | spill/floor | CPU spill/floor | inline ms | floor peak +MB | spill peak +MB | spill − floor peak ÷ result | profile ms | profile ÷ rest of spill |');
+  console.log(
+    '| result | size | floor ms | spill ms | spill/floor | CPU spill/floor | inline ms | floor peak +MB | spill peak +MB | spill − floor peak ÷ result | profile ms | profile ÷ rest of spill |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   const inputs = await mkdtemp(path.join(tmpdir(), 'spillway-bench-inputs-'));
   try {
-  for (const kind of ['text', 'table'] as Kind[]) {
-    for (const [label, bytes] of sizes) {
-      if (only && !only.includes(label.replace(' ', ''))) continue;
-      const inputFile = path.join(inputs, `${kind}-${bytes}`);
-      await writeFile(inputFile, makeInput(kind, bytes));
-      const time = spawnChild(kind, inputFile, 'time');
-      const floorMemory = spawnChild(kind, inputFile, 'memory:floor');
-      const spillMemory = spawnChild(kind, inputFile, 'memory:spill');
-      await rm(inputFile);
-      const ratio = time.spill! / time.floor!;
-      console.log(
-        `| ${kind} | ${label} | ${ms(time.floor!)} | ${ms(time.spill!)} | ${ratio.toFixed(2)}× | ${(time.spillCpu! / time.floorCpu!).toFixed(2)}× | ${ms(time.inline!)} | ${mb(floorMemory.extra!)} | ${mb(spillMemory.extra!)} | ${((spillMemory.extra! - floorMemory.extra!) / spillMemory.inputBytes!).toFixed(2)} | ${kind === 'table' ? ms(time.profile!) : '–'} | ${kind === 'table' ? `${((100 * time.profile!) / (time.spill! - time.profile!)).toFixed(0)}%` : '–'} |`,
-      );
+    for (const kind of ['text', 'table'] as Kind[]) {
+      for (const [label, bytes] of sizes) {
+        if (only && !only.includes(label.replace(' ', ''))) continue;
+        const inputFile = path.join(inputs, `${kind}-${bytes}`);
+        await writeFile(inputFile, makeInput(kind, bytes));
+        const time = spawnChild(kind, inputFile, 'time');
+        const floorMemory = spawnChild(kind, inputFile, 'memory:floor');
+        const spillMemory = spawnChild(kind, inputFile, 'memory:spill');
+        await rm(inputFile);
+        const ratio = time.spill! / time.floor!;
+        console.log(
+          `| ${kind} | ${label} | ${ms(time.floor!)} | ${ms(time.spill!)} | ${ratio.toFixed(2)}× | ${(time.spillCpu! / time.floorCpu!).toFixed(2)}× | ${ms(time.inline!)} | ${mb(floorMemory.extra!)} | ${mb(spillMemory.extra!)} | ${((spillMemory.extra! - floorMemory.extra!) / spillMemory.inputBytes!).toFixed(2)} | ${kind === 'table' ? ms(time.profile!) : '–'} | ${kind === 'table' ? `${((100 * time.profile!) / (time.spill! - time.profile!)).toFixed(0)}%` : '–'} |`,
+        );
+      }
     }
-  }
   } finally {
     await rm(inputs, { recursive: true, force: true });
   }
   console.log('\nfloor/spill peak +MB: peak RSS of one call above the RSS with the input held (VmHWM after clear_refs).');
   console.log('spill − floor peak ÷ result: what the spill holds beyond the floor, in copies of the result (goal: at most 1).');
   console.log('CPU spill/floor: the same ratio on process CPU time (user+system), steadier than wall time on a shared machine.');
-  console.log('profile ms: the table profile (types, nulls, min/max, distinct, frequent values) over the parsed rows, timed alone; the spill includes it. Goal: at most 20% of the rest of the spill at 10 MB.');
+  console.log(
+    'profile ms: the table profile (types, nulls, min/max, distinct, frequent values) over the parsed rows, timed alone; the spill includes it. Goal: at most 20% of the rest of the spill at 10 MB.',
+  );
 }
 
 if (process.argv[2] === '--child') {

@@ -73,7 +73,9 @@ function crashReport(index: number, chars: number): string {
   const frames: string[] = [`Crash report ${index + 1}: SIGSEGV in worker thread, os_thr_id@entry=${232155 + index}`, ''];
   let frame = 0;
   while (frames.join('\n').length < chars) {
-    frames.push(`#${frame} 0x00007f3a${(0x1000 + frame * 97 + index).toString(16)} in pthread_cond_wait@@GLIBC_2.3.2 () from /lib/x86_64-linux-gnu/libpthread.so.0`);
+    frames.push(
+      `#${frame} 0x00007f3a${(0x1000 + frame * 97 + index).toString(16)} in pthread_cond_wait@@GLIBC_2.3.2 () from /lib/x86_64-linux-gnu/libpthread.so.0`,
+    );
     frames.push(`    at app::scheduler::Queue::pop (queue.rs:${120 + frame}) frame=${frame} state=waiting`);
     frame += 1;
   }
@@ -105,7 +107,12 @@ export default async function tokensBench(): Promise<void> {
     host.registerTool(tool);
     standIns.push(tool.name);
   };
-  ensure(standIn('export_table', (args) => ({ message: `Exported rows from ${String(args.source)} to outputs/${String(args.filename)}.`, path: `outputs/${String(args.filename)}` })));
+  ensure(
+    standIn('export_table', (args) => ({
+      message: `Exported rows from ${String(args.source)} to outputs/${String(args.filename)}.`,
+      path: `outputs/${String(args.filename)}`,
+    })),
+  );
   ensure(
     standIn('write_file', async (args, context) => {
       await context.sandbox.writeFile(String(args.path), String(args.content), { folders: ['args', 'scripts'], overwrite: true });
@@ -175,15 +182,29 @@ export default async function tokensBench(): Promise<void> {
       const sql = 'SELECT * FROM transactions WHERE id <= 10000 ORDER BY id';
       const spillway = newTally();
       const query = await call(host, spillway, 's2', 'query_sql', { sql, label: 'first 10,000 transactions' });
-      await call(host, spillway, 's2', 'export_table', { source: query.spill?.path ?? '', format: 'xlsx', sort: { column: 'amount', direction: 'desc' }, filename: 'transactions-10k.xlsx' });
+      await call(host, spillway, 's2', 'export_table', {
+        source: query.spill?.path ?? '',
+        format: 'xlsx',
+        sort: { column: 'amount', direction: 'desc' },
+        filename: 'transactions-10k.xlsx',
+      });
       const naive = newTally();
       charge(naive, 'query_sql', { sql });
       const spilled = await host.sandbox.conversation('s2').readFile(query.spill?.path ?? '', { maxBytes: 64 * 1024 * 1024 });
-      const all = spilled.data.toString('utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const all = spilled.data
+        .toString('utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       naive.read += countTokens(JSON.stringify({ total: all.length, returned: all.length, limited: false, rows: all }));
       charge(naive, 'create_xlsx', { filename: 'transactions-10k.xlsx', rows: all });
       rows.push(
-        { scenario: '10,000-row query → XLSX', path: 'spillway', tally: spillway, note: query.truncated ? 'the model read a whole-row prefix, capped by inline.maxTokens' : '' },
+        {
+          scenario: '10,000-row query → XLSX',
+          path: 'spillway',
+          tally: spillway,
+          note: query.truncated ? 'the model read a whole-row prefix, capped by inline.maxTokens' : '',
+        },
         { scenario: '10,000-row query → XLSX', path: 'naive', tally: naive },
       );
     }
@@ -192,13 +213,26 @@ export default async function tokensBench(): Promise<void> {
     {
       const spillway = newTally();
       const listed = await call(host, spillway, 's3', 'tracker__list_issues', {});
-      await call(host, spillway, 's3', 'export_table', { source: listed.spill?.path ?? '', format: 'csv', columns: ['number', 'title', 'state', 'author', 'created_at'], filename: 'issues.csv' });
+      await call(host, spillway, 's3', 'export_table', {
+        source: listed.spill?.path ?? '',
+        format: 'csv',
+        columns: ['number', 'title', 'state', 'author', 'created_at'],
+        filename: 'issues.csv',
+      });
       const naive = newTally();
       charge(naive, 'tracker__list_issues', {});
       naive.read += countTokens(issueListText);
-      charge(naive, 'write_file', { path: 'issues.csv', content: csvOf(issues.map(({ number, title, state, author, created_at }) => ({ number, title, state, author, created_at }))) });
+      charge(naive, 'write_file', {
+        path: 'issues.csv',
+        content: csvOf(issues.map(({ number, title, state, author, created_at }) => ({ number, title, state, author, created_at }))),
+      });
       rows.push(
-        { scenario: `MCP list, ${(issueListText.length / 1e6).toFixed(1)} MB JSON text → CSV`, path: 'spillway', tally: spillway, note: listed.truncated ? 'the model read a whole-record prefix, capped by inline.maxTokens' : '' },
+        {
+          scenario: `MCP list, ${(issueListText.length / 1e6).toFixed(1)} MB JSON text → CSV`,
+          path: 'spillway',
+          tally: spillway,
+          note: listed.truncated ? 'the model read a whole-record prefix, capped by inline.maxTokens' : '',
+        },
         { scenario: `MCP list, ${(issueListText.length / 1e6).toFixed(1)} MB JSON text → CSV`, path: 'naive', tally: naive },
       );
     }
@@ -239,7 +273,16 @@ export default async function tokensBench(): Promise<void> {
   }
 
   const format = (value: number) => value.toLocaleString('en-US');
-  const header = ['scenario', 'host', 'calls', 'tokens read', 'tokens written', 'largest call', `> ${format(outputLimit)} out?`, `writing @${tokensPerSecond} tok/s`];
+  const header = [
+    'scenario',
+    'host',
+    'calls',
+    'tokens read',
+    'tokens written',
+    'largest call',
+    `> ${format(outputLimit)} out?`,
+    `writing @${tokensPerSecond} tok/s`,
+  ];
   const lines = [header];
   for (const row of rows) {
     lines.push([
@@ -264,8 +307,12 @@ export default async function tokensBench(): Promise<void> {
     const spillway = rows[index] as Row;
     const naive = rows[index + 1] as Row;
     const ratio = (a: number, b: number) => (b === 0 ? '∞' : `${(a / b).toFixed(a / b >= 100 ? 0 : 1)}×`);
-    console.log(`  ${spillway.scenario}: read ${ratio(naive.tally.read, spillway.tally.read)}, written ${ratio(naive.tally.written, spillway.tally.written)}${spillway.note ? `; ${spillway.note}` : ''}`);
+    console.log(
+      `  ${spillway.scenario}: read ${ratio(naive.tally.read, spillway.tally.read)}, written ${ratio(naive.tally.written, spillway.tally.written)}${spillway.note ? `; ${spillway.note}` : ''}`,
+    );
   }
   if (standIns.length > 0) console.log(`\nStand-ins used (tool not registered in this build; only their short results are counted): ${standIns.join(', ')}.`);
-  console.log(`Tokenizer: gpt-tokenizer o200k_base. Bench ran in ${(performance.now() - started) / 1000 < 1 ? '<1' : ((performance.now() - started) / 1000).toFixed(1)} s.`);
+  console.log(
+    `Tokenizer: gpt-tokenizer o200k_base. Bench ran in ${(performance.now() - started) / 1000 < 1 ? '<1' : ((performance.now() - started) / 1000).toFixed(1)} s.`,
+  );
 }

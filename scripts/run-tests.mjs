@@ -24,9 +24,5 @@ if (files.length === 0) {
   console.error(`no test files found under ${root}${filter.length ? ` matching ${filter.join(', ')}` : ''}`);
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...files],
-  { stdio: 'inherit' },
-);
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

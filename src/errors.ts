@@ -32,7 +32,7 @@ export const errorCodes = {
   // host and tools
   TOOL_NOT_FOUND: 'No tool with that name is registered.',
   TOOL_EXISTS: 'A tool with that name is already registered.',
-  INVALID_ARGUMENTS: 'The arguments failed the tool\'s input schema; details.errors lists each by JSON path.',
+  INVALID_ARGUMENTS: "The arguments failed the tool's input schema; details.errors lists each by JSON path.",
   TOOL_FAILED: 'The tool threw an error.',
   TOOL_TIMEOUT: 'The tool did not answer in time.',
   RESULT_TOO_LARGE: 'A value is larger than its cap.',
@@ -43,7 +43,8 @@ export const errorCodes = {
   ROW_LIMIT: 'The selection has more rows than the output allows.',
   WORKER_FAILED: 'A worker thread failed while building a file.',
   FORMAT_INVALID: 'A column format is unknown or malformed; details.field names it, details.allowed lists the names.',
-  FORMAT_MISMATCH: "A column format does not fit the column's values (a date format on text, a number format on words); details.column and details.value show one.",
+  FORMAT_MISMATCH:
+    "A column format does not fit the column's values (a date format on text, a number format on words); details.column and details.value show one.",
 
   // delegation and policy
   ARGS_NOT_OBJECT: 'An arguments file or overrides value is not a JSON object.',
@@ -66,12 +67,13 @@ export const errorCodes = {
   SQL_ERROR: 'The database rejected the statement.',
   SQL_TIMEOUT: 'The query ran longer than allowed and was interrupted.',
   SQL_SOURCE_UNAVAILABLE: 'The configured database cannot be opened or reached.',
-  SQL_FILE_REFUSED: 'query_files may read only this conversation\'s own data files, each named by its sandbox path; details.file names the one refused.',
+  SQL_FILE_REFUSED: "query_files may read only this conversation's own data files, each named by its sandbox path; details.file names the one refused.",
   SQL_LIMIT: 'The query hit a limit (memory, or rows of a chart); details.limit names the config key, details.value its value.',
   SQL_BUSY: 'Too many file queries are running or waiting; details.running and details.waiting say how many.',
 
   // charts
-  CHART_SPEC_INVALID: 'The Vega-Lite specification is not usable (not an object, brings its own data, fetches a URL, or uses a refused expression); details.pointer says where.',
+  CHART_SPEC_INVALID:
+    'The Vega-Lite specification is not usable (not an object, brings its own data, fetches a URL, or uses a refused expression); details.pointer says where.',
   CHART_TOO_LARGE: 'The chart would draw more rows or marks than charts.maxRows / charts.maxMarks allow; aggregate first with query_files or query_sql.',
   CHART_FAILED: 'Vega could not render the chart; details.message holds its reason.',
 
@@ -189,9 +191,7 @@ export class SpillwayError extends Error {
   }
 
   toJSON(): SerializedError {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
 
   /** Rebuilds an error posted as plain data (from a worker thread). */

@@ -16,5 +16,11 @@ test('a 321-row result spills to JSONL and the model gets the path, rows and col
   assert.deepEqual(result.spill?.columns, ['id', 'name', 'amount', 'active', 'note']);
   assert.match(result.text, /results\/0001-rows\.jsonl/);
   const written = await readFile(path.join(env.sandboxRoot, 'c1', result.spill!.path), 'utf8');
-  assert.deepEqual(written.trimEnd().split('\n').map((line) => JSON.parse(line)), rows);
+  assert.deepEqual(
+    written
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
+    rows,
+  );
 });

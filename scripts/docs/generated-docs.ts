@@ -23,7 +23,10 @@ export interface GeneratedDoc {
 export async function builtinToolDefinitions(): Promise<ListedTool[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-docs-'));
   try {
-    const config = loadConfig({ env: {}, overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } } });
+    const config = loadConfig({
+      env: {},
+      overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } },
+    });
     const host = await createHost({ config });
     try {
       return host.listTools();

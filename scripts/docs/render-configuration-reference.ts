@@ -18,7 +18,13 @@ function valueAt(root: unknown, key: string[]): unknown {
 }
 
 function describe(schema: Schema, condition?: string): string {
-  return [condition, typeof schema.description === 'string' ? schema.description : '', ...constraintText(schema).filter((part) => !part.startsWith('default')).map((part) => `(${part})`)]
+  return [
+    condition,
+    typeof schema.description === 'string' ? schema.description : '',
+    ...constraintText(schema)
+      .filter((part) => !part.startsWith('default'))
+      .map((part) => `(${part})`),
+  ]
     .filter((part): part is string => part !== undefined && part !== '')
     .join(' ');
 }
@@ -40,7 +46,8 @@ function rowsFor(schema: Schema, key: string[], defaults: unknown, condition?: s
   rows.push({
     key: key.join('.'),
     type: typeText(schema),
-    defaultValue: defaultValue === undefined || (!isLeaf && isSchema(defaultValue) && Object.keys(defaultValue).length > 0) ? '' : code(JSON.stringify(defaultValue)),
+    defaultValue:
+      defaultValue === undefined || (!isLeaf && isSchema(defaultValue) && Object.keys(defaultValue).length > 0) ? '' : code(JSON.stringify(defaultValue)),
     description: describe(schema, condition),
   });
   if (isSchema(schema.properties)) {
@@ -104,7 +111,12 @@ export function renderConfigurationReference(schema: Schema, defaults: unknown):
     parts.push('', `## ${name}`, '');
     if (typeof section.description === 'string') parts.push(section.description, '');
     const rows = rowsFor(section, [name], defaults).filter((row, index) => index > 0 || !isSchema(section.properties));
-    parts.push(table(['key', 'type', 'default', 'description'], rows.map((row) => [code(row.key), row.type, row.defaultValue, row.description])));
+    parts.push(
+      table(
+        ['key', 'type', 'default', 'description'],
+        rows.map((row) => [code(row.key), row.type, row.defaultValue, row.description]),
+      ),
+    );
   }
   return `${parts.join('\n')}\n`;
 }

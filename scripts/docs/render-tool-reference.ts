@@ -20,7 +20,9 @@ export function argumentRows(schema: Schema, prefix = '', depth = 0): ArgumentRo
   for (const [name, value] of Object.entries(properties)) {
     if (!isSchema(value)) continue;
     const full = `${prefix}${name}`;
-    const description = [typeof value.description === 'string' ? value.description : '', ...constraintText(value).map((part) => `(${part})`)].filter(Boolean).join(' ');
+    const description = [typeof value.description === 'string' ? value.description : '', ...constraintText(value).map((part) => `(${part})`)]
+      .filter(Boolean)
+      .join(' ');
     rows.push({ name: full, type: typeText(value), required: required.has(name), description });
     if (depth >= maxDepth) continue;
     for (const nested of nestedObjects(value)) rows.push(...argumentRows(nested.schema, `${full}${nested.suffix}.`, depth + 1));
@@ -94,7 +96,6 @@ export function renderToolReference(tools: readonly ListedTool[]): string {
   }
   return `${parts.join('\n')}\n`;
 }
-
 
 /** The structured-result envelope every spillway tool returns over MCP, from its own schema. */
 function envelopeSection(): string[] {

@@ -33,9 +33,13 @@ export function looksLikeSvg(bytes: Uint8Array): boolean {
 export function checkSvgReferences(svg: string, path: string): void {
   const external = /(?:xlink:)?href\s*=\s*["'](?!#|data:)([^"']*)["']/i.exec(svg) ?? /url\(\s*["']?(?!#|data:)([^)"']+)/i.exec(svg);
   if (external !== null || /<!ENTITY/i.test(svg)) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `${path} refers to other files or URLs (${external?.[1] ?? 'an XML entity'}); an SVG image block must be self-contained.`, {
-      path,
-    });
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `${path} refers to other files or URLs (${external?.[1] ?? 'an XML entity'}); an SVG image block must be self-contained.`,
+      {
+        path,
+      },
+    );
   }
 }
 

@@ -26,7 +26,7 @@ const commands = new Map<string, Command>([
 function usage(): string {
   const lines = ['Usage: spillway <command> [options]', '', 'Commands:'];
   for (const [name, command] of commands) lines.push(`  ${name.padEnd(10)} ${command.summary}`);
-  lines.push('', 'Run `spillway <command> --help` for a command\'s options. Configuration: --config FILE or SPILLWAY_CONFIG.');
+  lines.push('', "Run `spillway <command> --help` for a command's options. Configuration: --config FILE or SPILLWAY_CONFIG.");
   return lines.join('\n');
 }
 

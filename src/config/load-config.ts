@@ -83,7 +83,11 @@ export function validateConfig(candidate: unknown): Config {
 }
 
 function describeSchemaError(error: ErrorObject): string {
-  const key = error.instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  const key = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
     const where = key === '' ? String(params.additionalProperty) : `${key}.${String(params.additionalProperty)}`;
@@ -110,7 +114,6 @@ function readJsonFile(file: string): unknown {
 }
 
 type Json = Record<string, unknown>;
-
 
 /** Objects merge key by key; arrays and scalars from `top` replace. */
 export function deepMerge(base: unknown, top: unknown): Json {

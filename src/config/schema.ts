@@ -243,14 +243,17 @@ export const configSchema = Type.Object(
                 }),
               ),
             },
-            { ...closed, description: 'The Redis the replicas share. Absent: no Redis; this process coordinates itself (pid file sweep lock, its own spill numbers).' },
+            {
+              ...closed,
+              description: 'The Redis the replicas share. Absent: no Redis; this process coordinates itself (pid file sweep lock, its own spill numbers).',
+            },
           ),
         ),
         sweepLeaseMs: Type.Integer({
           minimum: 1000,
           default: 60_000,
           description:
-            'With Redis: how long the fleet\'s sweep lock outlives a replica that died holding it (the holder renews it every third of this while it sweeps).',
+            "With Redis: how long the fleet's sweep lock outlives a replica that died holding it (the holder renews it every third of this while it sweeps).",
         }),
       },
       {
@@ -324,17 +327,29 @@ export const configSchema = Type.Object(
     analysis: Type.Object(
       {
         maxRows: Type.Integer({ minimum: 1, default: 100_000, description: 'Rows one query_files query returns at most; the true total is still reported.' }),
-        timeoutMs: Type.Integer({ minimum: 1, default: 30_000, description: 'A query running longer has its process killed (SQL_TIMEOUT); counted from when DuckDB is loaded.' }),
+        timeoutMs: Type.Integer({
+          minimum: 1,
+          default: 30_000,
+          description: 'A query running longer has its process killed (SQL_TIMEOUT); counted from when DuckDB is loaded.',
+        }),
         memoryBytes: Type.Integer({ minimum: 16_777_216, default: 536_870_912, description: "DuckDB's memory_limit for one query (nothing spills to disk)." }),
         threads: Type.Integer({ minimum: 1, maximum: 64, default: 1, description: 'DuckDB threads for one query.' }),
         maxConcurrent: Type.Integer({ minimum: 1, default: 2, description: 'File queries running at once across all conversations.' }),
         maxWaiting: Type.Integer({ minimum: 0, default: 16, description: 'File queries waiting for a slot at most; more are refused with SQL_BUSY.' }),
       },
-      { ...closed, description: "query_files (and Parquet exports, chart rows): read-only DuckDB SQL over the conversation's own files, each query in its own child process." },
+      {
+        ...closed,
+        description:
+          "query_files (and Parquet exports, chart rows): read-only DuckDB SQL over the conversation's own files, each query in its own child process.",
+      },
     ),
     charts: Type.Object(
       {
-        maxRows: Type.Integer({ minimum: 1, default: 5000, description: 'Rows a chart may bind at most; more is refused (CHART_TOO_LARGE) with a hint to aggregate in SQL first.' }),
+        maxRows: Type.Integer({
+          minimum: 1,
+          default: 5000,
+          description: 'Rows a chart may bind at most; more is refused (CHART_TOO_LARGE) with a hint to aggregate in SQL first.',
+        }),
         maxMarks: Type.Integer({ minimum: 1, default: 20_000, description: 'Marks (bars, points, lines, labels) a rendered chart may hold at most.' }),
         timeoutMs: Type.Integer({ minimum: 1, default: 20_000, description: 'Rendering longer than this is stopped (the worker thread is ended).' }),
         scale: Type.Number({ minimum: 0.5, maximum: 4, default: 2, description: 'PNG pixels per SVG unit (2 gives a sharp image on high-density screens).' }),

@@ -74,8 +74,57 @@ export class SeededRandom {
 
 const countries = ['DE', 'DE', 'DE', 'FR', 'FR', 'NL', 'NL', 'GB', 'GB', 'ES', 'IT', 'IT', 'PL', 'SE', 'US', 'BE', 'AT', 'PT', 'IE', 'DK'] as const;
 const currencyOf: Record<string, string> = { GB: 'GBP', US: 'USD', PL: 'PLN', SE: 'SEK', DK: 'DKK' };
-const firstNames = ['Anna', 'Ben', 'Chloé', 'David', 'Elif', 'Farid', 'Greta', 'Hugo', 'Ines', 'Jonas', 'Karin', 'Luca', 'Maja', 'Noah', 'Olga', 'Pieter', 'Quentin', 'Rosa', 'Sven', 'Tomasz', 'Una', 'Victor', 'Wiebke', 'Yusuf', 'Zoë'];
-const lastNames = ['Andersen', 'Bakker', 'Costa', 'Dubois', 'Eriksson', 'Fischer', 'García', 'Horvat', 'Ivanova', 'Jansen', 'Kowalski', 'Lindqvist', 'Moreau', 'Novak', "O'Brien", 'Peeters', 'Rossi', 'Schmidt', 'Torres', 'Visser', 'Weber', 'Zieliński'];
+const firstNames = [
+  'Anna',
+  'Ben',
+  'Chloé',
+  'David',
+  'Elif',
+  'Farid',
+  'Greta',
+  'Hugo',
+  'Ines',
+  'Jonas',
+  'Karin',
+  'Luca',
+  'Maja',
+  'Noah',
+  'Olga',
+  'Pieter',
+  'Quentin',
+  'Rosa',
+  'Sven',
+  'Tomasz',
+  'Una',
+  'Victor',
+  'Wiebke',
+  'Yusuf',
+  'Zoë',
+];
+const lastNames = [
+  'Andersen',
+  'Bakker',
+  'Costa',
+  'Dubois',
+  'Eriksson',
+  'Fischer',
+  'García',
+  'Horvat',
+  'Ivanova',
+  'Jansen',
+  'Kowalski',
+  'Lindqvist',
+  'Moreau',
+  'Novak',
+  "O'Brien",
+  'Peeters',
+  'Rossi',
+  'Schmidt',
+  'Torres',
+  'Visser',
+  'Weber',
+  'Zieliński',
+];
 
 /** Merchant, category and the amount range in cents a purchase there usually falls in. */
 const merchants: readonly (readonly [string, string, number, number])[] = [
@@ -111,12 +160,34 @@ const merchants: readonly (readonly [string, string, number, number])[] = [
   ['Western Union', 'money transfer', 5_000, 200_000],
 ];
 /** Merchants fraudsters favour. */
-const fraudMerchants = merchants.filter(([, category]) => ['gift cards', 'crypto exchange', 'electronics', 'money transfer', 'online retail'].includes(category));
+const fraudMerchants = merchants.filter(([, category]) =>
+  ['gift cards', 'crypto exchange', 'electronics', 'money transfer', 'online retail'].includes(category),
+);
 const channels = ['chip', 'chip', 'contactless', 'contactless', 'contactless', 'online', 'online', 'atm'] as const;
-const genuineNotes = ['recurring', 'split with a friend', 'refund requested', 'business expense', 'birthday present', 'monthly plan', 'paid in two parts', 'receipt kept', 'disputed, then resolved', 'tip included'];
+const genuineNotes = [
+  'recurring',
+  'split with a friend',
+  'refund requested',
+  'business expense',
+  'birthday present',
+  'monthly plan',
+  'paid in two parts',
+  'receipt kept',
+  'disputed, then resolved',
+  'tip included',
+];
 const fraudNotes = ['card not present', 'customer did not recognise', 'chargeback filed', 'velocity alert', 'new device', 'shipping address changed'];
 /** Notes that a spreadsheet would take for a formula if written unescaped (about 1% of rows). */
-const formulaNotes = ['=HYPERLINK("http://example.invalid","refund")', '+31 20 555 0134 called back', '-15.00 adjustment pending', '@support please review', '=1+1', '+ verified by phone', '-- see ticket 4471', '@risk-team escalate'];
+const formulaNotes = [
+  '=HYPERLINK("http://example.invalid","refund")',
+  '+31 20 555 0134 called back',
+  '-15.00 adjustment pending',
+  '@support please review',
+  '=1+1',
+  '+ verified by phone',
+  '-- see ticket 4471',
+  '@risk-team escalate',
+];
 
 /** Accounts for a given number of transactions: one per 25, at least 50. */
 export function demoAccountCount(transactions: number): number {
@@ -168,8 +239,7 @@ export function* generateTransactions(random: SeededRandom, accounts: readonly D
     let cents = minCents + Math.floor((spread * draw) / 1_000_000);
     if (fraud && random.chance(400)) cents = Math.min(maxCents * 2, cents * 3);
     const noteRoll = random.below(1000);
-    const note =
-      noteRoll < 10 ? random.pick(formulaNotes) : noteRoll < 300 ? random.pick(fraud && random.chance(600) ? fraudNotes : genuineNotes) : null;
+    const note = noteRoll < 10 ? random.pick(formulaNotes) : noteRoll < 300 ? random.pick(fraud && random.chance(600) ? fraudNotes : genuineNotes) : null;
     yield {
       id,
       ts: new Date(periodStartMs + seconds * 1000).toISOString().replace('.000Z', 'Z'),

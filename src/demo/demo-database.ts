@@ -136,9 +136,13 @@ function buildDemoDatabase(options: DemoDatabaseOptions & { file: string }): voi
   try {
     mkdirSync(options.dir, { recursive: true });
   } catch (error) {
-    throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', `Cannot create the data folder ${options.dir} for the demo database: ${(error as Error).message}. Set data.dir to a writable folder.`, {
-      dir: options.dir,
-    });
+    throw new SpillwayError(
+      'SQL_SOURCE_UNAVAILABLE',
+      `Cannot create the data folder ${options.dir} for the demo database: ${(error as Error).message}. Set data.dir to a writable folder.`,
+      {
+        dir: options.dir,
+      },
+    );
   }
   removeStaleBuilds(options.file);
   const temporary = `${options.file}.building-${process.pid}-${Date.now()}`;
@@ -160,7 +164,19 @@ function buildDemoDatabase(options: DemoDatabaseOptions & { file: string }): voi
     const fill = db.transaction(() => {
       for (const account of accounts) insertAccount.run(account.account_id, account.name, account.country, account.opened, account.risk_score);
       for (const row of generateTransactions(random, accounts, options.rows)) {
-        insertTransaction.run(row.id, row.ts, row.account_id, row.merchant, row.category, row.country, row.amount, row.currency, row.channel, row.label, row.note);
+        insertTransaction.run(
+          row.id,
+          row.ts,
+          row.account_id,
+          row.merchant,
+          row.category,
+          row.country,
+          row.amount,
+          row.currency,
+          row.channel,
+          row.label,
+          row.note,
+        );
       }
       db?.exec(indexes);
       insertMeta.run('seed', String(options.seed));
@@ -177,8 +193,12 @@ function buildDemoDatabase(options: DemoDatabaseOptions & { file: string }): voi
     db?.close();
     rmSync(temporary, { force: true });
     if (SpillwayError.is(error)) throw error;
-    throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', `Building the demo database at ${options.file} failed: ${(error as Error).message}. Check that data.dir is writable and has space.`, {
-      file: options.file,
-    });
+    throw new SpillwayError(
+      'SQL_SOURCE_UNAVAILABLE',
+      `Building the demo database at ${options.file} failed: ${(error as Error).message}. Check that data.dir is writable and has space.`,
+      {
+        file: options.file,
+      },
+    );
   }
 }

@@ -86,7 +86,14 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
       print(`   ${step.why}`);
       const argumentText = JSON.stringify(step.args);
       if (!available.has(step.tool)) {
-        const skipped: DemoStep = { name: step.name, tool: step.tool, status: 'skipped', text: `${step.tool} is not registered in this build`, argumentChars: 0, outputs: [] };
+        const skipped: DemoStep = {
+          name: step.name,
+          tool: step.tool,
+          status: 'skipped',
+          text: `${step.tool} is not registered in this build`,
+          argumentChars: 0,
+          outputs: [],
+        };
         print(`   (skipped: the ${step.tool} tool is not registered in this build yet)`);
         steps.push(skipped);
         return skipped;
@@ -95,12 +102,15 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
       print(indent(compactJson(step.args)));
       const result = (await client.callTool({ name: step.tool, arguments: step.args })) as CallToolResult;
       const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
-      const outputs = result.content.flatMap((block) => (block.type === 'resource_link' ? [decodeURIComponent(block.uri.replace(/^spillway:\/\/sandbox\//, ''))] : []));
+      const outputs = result.content.flatMap((block) =>
+        block.type === 'resource_link' ? [decodeURIComponent(block.uri.replace(/^spillway:\/\/sandbox\//, ''))] : [],
+      );
       const spill = result._meta?.[spillMetaKey] as SpillMeta | undefined;
       print(`\n◀ the model reads${result.isError ? ' (an error result)' : ''}:`);
       print(indent(preview(text, previewChars)));
       for (const block of result.content) {
-        if (block.type === 'resource_link') print(`   [download card] ${block.name} → ${block.uri}${block.description === undefined ? '' : ` (${block.description})`}`);
+        if (block.type === 'resource_link')
+          print(`   [download card] ${block.name} → ${block.uri}${block.description === undefined ? '' : ` (${block.description})`}`);
       }
       if (spill !== undefined) print(`   [_meta "${spillMetaKey}"] ${JSON.stringify(spill)}`);
       const done: DemoStep = { name: step.name, tool: step.tool, status: result.isError ? 'failed' : 'ran', text, argumentChars: argumentText.length, outputs };
@@ -130,7 +140,17 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
         args: {
           source,
           format: 'xlsx',
-          columns: ['id', 'ts', { name: 'account_name', header: 'Account holder' }, 'merchant', 'country', { name: 'amount', header: 'Amount' }, 'currency', 'channel', 'note'],
+          columns: [
+            'id',
+            'ts',
+            { name: 'account_name', header: 'Account holder' },
+            'merchant',
+            'country',
+            { name: 'amount', header: 'Amount' },
+            'currency',
+            'channel',
+            'note',
+          ],
           sort: { column: 'amount', direction: 'desc' },
           filename: 'fraud-200-plus.xlsx',
         },
@@ -146,7 +166,10 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
           spec: {
             title: 'Fraud review: transactions of 200 or more',
             blocks: [
-              { type: 'paragraph', text: `The query matched ${query.spill?.rows ?? 'these'} transactions labelled fraud with an amount of 200 or more. The full list is in fraud-200-plus.xlsx.` },
+              {
+                type: 'paragraph',
+                text: `The query matched ${query.spill?.rows ?? 'these'} transactions labelled fraud with an amount of 200 or more. The full list is in fraud-200-plus.xlsx.`,
+              },
               { type: 'heading', text: 'The 20 largest', level: 2 },
               {
                 type: 'table',
@@ -176,7 +199,14 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
         print(`${steps.length + 1}. Write an arguments file`);
         print(`   (the write_file tool is not registered in this build yet; the walkthrough writes ${argsPath} itself)`);
         await sandbox.writeFile(argsPath, `${JSON.stringify(caseArguments, null, 2)}\n`, { folders: ['args'], overwrite: true });
-        steps.push({ name: 'Write an arguments file', tool: 'write_file', status: 'skipped', text: 'written by the walkthrough', argumentChars: 0, outputs: [] });
+        steps.push({
+          name: 'Write an arguments file',
+          tool: 'write_file',
+          status: 'skipped',
+          text: 'written by the walkthrough',
+          argumentChars: 0,
+          outputs: [],
+        });
       }
 
       await call({
@@ -191,7 +221,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
       });
     }
 
-    await call({ name: 'List the conversation\'s files', tool: 'list_files', why: 'What the model sees when it asks which files exist.', args: {} });
+    await call({ name: "List the conversation's files", tool: 'list_files', why: 'What the model sees when it asks which files exist.', args: {} });
   } finally {
     await client.close();
     await server.close();
@@ -205,7 +235,9 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   print(`Files in ${sandbox.dir}:`);
   for (const file of files) print(`  ${file.path.padEnd(48)} ${formatBytes(file.bytes).padStart(10)}`);
   print('');
-  print(`The model wrote ${formatCount(written)} characters of arguments in ${steps.filter((step) => step.status !== 'skipped').length} calls; the files it produced and passed around hold ${formatBytes(dataBytes)}.`);
+  print(
+    `The model wrote ${formatCount(written)} characters of arguments in ${steps.filter((step) => step.status !== 'skipped').length} calls; the files it produced and passed around hold ${formatBytes(dataBytes)}.`,
+  );
   const skipped = steps.filter((step) => step.status === 'skipped');
   if (skipped.length > 0) print(`Skipped (tool not registered yet): ${skipped.map((step) => step.tool).join(', ')}.`);
   const failed = steps.filter((step) => step.status === 'failed');

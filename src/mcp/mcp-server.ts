@@ -141,7 +141,13 @@ function resourceError(uri: string, error: SpillwayError): McpError {
 export function toCallToolResult(result: ExecuteResult, tool?: ListedTool): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
   for (const attachment of result.attachments) {
-    content.push({ type: 'resource_link', uri: attachment.uri, name: attachment.filename, mimeType: attachment.mimeType, description: `${attachment.path}, ${attachment.bytes} bytes` });
+    content.push({
+      type: 'resource_link',
+      uri: attachment.uri,
+      name: attachment.filename,
+      mimeType: attachment.mimeType,
+      description: `${attachment.path}, ${attachment.bytes} bytes`,
+    });
   }
   const mcp: CallToolResult = { content, isError: result.isError };
   const meta: Record<string, unknown> = {};

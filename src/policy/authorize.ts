@@ -35,7 +35,9 @@ export async function authorize(input: AuthorizeInput): Promise<void> {
   if (decision === 'allow') return;
   const name = input.tool.name;
   if (decision === 'deny') {
-    throw new SpillwayError('PERMISSION_DENIED', `The tool ${name} is denied by this host's policy; it was not run. Tell the user, or use another tool.`, { tool: name });
+    throw new SpillwayError('PERMISSION_DENIED', `The tool ${name} is denied by this host's policy; it was not run. Tell the user, or use another tool.`, {
+      tool: name,
+    });
   }
   const approver = input.approvers.find((candidate) => candidate !== undefined);
   if (approver === undefined) {
@@ -51,9 +53,15 @@ export async function authorize(input: AuthorizeInput): Promise<void> {
     approved = await approver(input.request);
   } catch (error) {
     if (SpillwayError.is(error)) throw error;
-    throw new SpillwayError('APPROVAL_DECLINED', `Approval for ${name} failed: ${(error as Error).message}. The tool was not run.`, { tool: name, reason: 'failed' });
+    throw new SpillwayError('APPROVAL_DECLINED', `Approval for ${name} failed: ${(error as Error).message}. The tool was not run.`, {
+      tool: name,
+      reason: 'failed',
+    });
   }
   if (!approved) {
-    throw new SpillwayError('APPROVAL_DECLINED', `The user declined the call to ${name}; it was not run. Ask the user what to change.`, { tool: name, reason: 'declined' });
+    throw new SpillwayError('APPROVAL_DECLINED', `The user declined the call to ${name}; it was not run. Ask the user what to change.`, {
+      tool: name,
+      reason: 'declined',
+    });
   }
 }

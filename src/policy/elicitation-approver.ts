@@ -48,7 +48,10 @@ export function elicitationApprover(server: Server, options: ElicitationApprover
     }
     if (answer.action === 'accept' && answer.content?.approve === true) return true;
     if (answer.action === 'accept') {
-      throw new SpillwayError('APPROVAL_DECLINED', `The user did not check "Run this call" for ${request.tool}; it was not run. Ask the user what to change.`, { tool: request.tool, reason: 'declined' });
+      throw new SpillwayError('APPROVAL_DECLINED', `The user did not check "Run this call" for ${request.tool}; it was not run. Ask the user what to change.`, {
+        tool: request.tool,
+        reason: 'declined',
+      });
     }
     throw new SpillwayError(
       'APPROVAL_DECLINED',

@@ -15,14 +15,22 @@ export async function checkSweepRoot(root: string): Promise<string> {
   try {
     real = await realpath(absolute);
   } catch (error) {
-    throw new SpillwayError('SANDBOX_ROOT_INVALID', `The sandbox root ${absolute} cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)}); check sandbox.root or --root.`, {
-      root: absolute,
-    });
+    throw new SpillwayError(
+      'SANDBOX_ROOT_INVALID',
+      `The sandbox root ${absolute} cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)}); check sandbox.root or --root.`,
+      {
+        root: absolute,
+      },
+    );
   }
   if (path.parse(real).root === real) {
-    throw new SpillwayError('SANDBOX_ROOT_INVALID', `Refusing to sweep ${real}: it is a filesystem root. Point --root (or sandbox.root) at the spillway sandbox folder.`, {
-      root: real,
-    });
+    throw new SpillwayError(
+      'SANDBOX_ROOT_INVALID',
+      `Refusing to sweep ${real}: it is a filesystem root. Point --root (or sandbox.root) at the spillway sandbox folder.`,
+      {
+        root: real,
+      },
+    );
   }
   const info = await lstat(real);
   if (!info.isDirectory()) {

@@ -61,7 +61,10 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
   });
   scheduler.start();
   if (hasQuota(host.config.retention)) quota.warm(logger);
-  host.setHealthSource('retention', () => ({ ...scheduler.health(), quota: { maxBytes: host.config.retention.maxBytes, maxBytesPerConversation: host.config.retention.maxBytesPerConversation, ...quota.stats() } }));
+  host.setHealthSource('retention', () => ({
+    ...scheduler.health(),
+    quota: { maxBytes: host.config.retention.maxBytes, maxBytesPerConversation: host.config.retention.maxBytesPerConversation, ...quota.stats() },
+  }));
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

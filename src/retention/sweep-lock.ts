@@ -66,7 +66,10 @@ export async function acquireSweepLock(root: string, now: () => Date = () => new
     }
     await takeOver(lockPath, holder);
   }
-  throw new SpillwayError('RETENTION_LOCKED', `Could not take the sweep lock ${lockPath}: other processes keep taking it; try again later.`, { root, lock: lockPath });
+  throw new SpillwayError('RETENTION_LOCKED', `Could not take the sweep lock ${lockPath}: other processes keep taking it; try again later.`, {
+    root,
+    lock: lockPath,
+  });
 }
 
 async function createExclusive(lockPath: string, content: string): Promise<boolean> {

@@ -49,7 +49,9 @@ export class SweepScheduler {
   start(): void {
     if (this.task !== undefined) return;
     if (!cron.validate(this.expression)) {
-      throw new SpillwayError('CONFIG_INVALID', `retention.cron: "${this.expression}" is not a valid cron expression (e.g. "0 */6 * * *")`, { cron: this.expression });
+      throw new SpillwayError('CONFIG_INVALID', `retention.cron: "${this.expression}" is not a valid cron expression (e.g. "0 */6 * * *")`, {
+        cron: this.expression,
+      });
     }
     this.task = cron.schedule(this.expression, () => this.runNow(), {
       name: 'spillway-retention',
@@ -95,7 +97,12 @@ export class SweepScheduler {
 
   health(): { schedule: string; nextRunAt: string | null; running: boolean; lastSweep: LastSweep | null } {
     const next = this.task?.getNextRun() ?? null;
-    return { schedule: this.expression, nextRunAt: next === null ? null : next.toISOString(), running: this.running !== undefined, lastSweep: this.last ?? null };
+    return {
+      schedule: this.expression,
+      nextRunAt: next === null ? null : next.toISOString(),
+      running: this.running !== undefined,
+      lastSweep: this.last ?? null,
+    };
   }
 
   private async runOnce(): Promise<LastSweep> {
@@ -132,7 +139,8 @@ function cronLogger(logger: Logger) {
   return {
     info: (message: string) => logger.debug({ source: 'node-cron' }, message),
     warn: (message: string) => logger.warn({ source: 'node-cron' }, message),
-    error: (message: string | Error, err?: Error) => logger.error({ source: 'node-cron', err: err ?? message }, typeof message === 'string' ? message : message.message),
+    error: (message: string | Error, err?: Error) =>
+      logger.error({ source: 'node-cron', err: err ?? message }, typeof message === 'string' ? message : message.message),
     debug: (message: string | Error) => logger.debug({ source: 'node-cron' }, typeof message === 'string' ? message : message.message),
   };
 }

@@ -50,9 +50,13 @@ const maxProblemsReported = 100;
  */
 export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> {
   if (!Number.isFinite(options.olderThanMs) || options.olderThanMs <= 0) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `The retention age must be a positive duration (got ${options.olderThanMs} ms); a sweep with no age would delete everything.`, {
-      olderThanMs: options.olderThanMs,
-    });
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `The retention age must be a positive duration (got ${options.olderThanMs} ms); a sweep with no age would delete everything.`,
+      {
+        olderThanMs: options.olderThanMs,
+      },
+    );
   }
   const clock = options.now ?? (() => new Date());
   const logger = options.logger ?? silentLogger();

@@ -43,9 +43,7 @@ export interface DoneMessage {
 
 export type WorkerMessage = ReadyMessage | ConsoleMessage | DoneMessage;
 
-export type RunOutcome =
-  | { ok: true; resultJson: string; retire: boolean }
-  | { ok: false; error: SerializedError; retire: boolean };
+export type RunOutcome = { ok: true; resultJson: string; retire: boolean } | { ok: false; error: SerializedError; retire: boolean };
 
 /** Worker → main over the synchronous port: one host-API call. */
 export type BridgeRequest =

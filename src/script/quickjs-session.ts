@@ -69,7 +69,9 @@ class Session {
           if (this.fatal !== undefined || Date.now() >= this.run.deadline) this.interrupted = true;
           return this.interrupted;
         },
-        moduleLoader: (name) => ({ error: new Error(`Modules cannot be loaded in run_script (asked for ${JSON.stringify(name)}); there is no import or require.`) }),
+        moduleLoader: (name) => ({
+          error: new Error(`Modules cannot be loaded in run_script (asked for ${JSON.stringify(name)}); there is no import or require.`),
+        }),
       });
       context = runtime.newContext();
       outcome = this.evaluate(runtime, context, handles);
@@ -161,7 +163,12 @@ class Session {
     if (resultJson.length > this.limits.maxOutputChars) {
       return {
         ok: false,
-        error: limitError(this.limits, 'maxOutputChars', `The return value is ${resultJson.length.toLocaleString('en-US')} characters of JSON`, 'Write large data to a file with writeJson("outputs/….json", value) or writeJson("args/….json", value) and return its path instead.').toJSON(),
+        error: limitError(
+          this.limits,
+          'maxOutputChars',
+          `The return value is ${resultJson.length.toLocaleString('en-US')} characters of JSON`,
+          'Write large data to a file with writeJson("outputs/….json", value) or writeJson("args/….json", value) and return its path instead.',
+        ).toJSON(),
         retire: false,
       };
     }
@@ -237,7 +244,12 @@ class Session {
   private request(request: RequestBody, transfer: ArrayBuffer[] = []): BridgeReply {
     const reply = this.dependencies.call(request, transfer, this.run.deadline);
     if (reply === undefined) {
-      this.fatal = limitError(this.limits, 'timeoutMs', 'The script ran out of time while waiting for a file', 'Read less data in one run, or read pages with readRows(path, { offset, limit }).').toJSON();
+      this.fatal = limitError(
+        this.limits,
+        'timeoutMs',
+        'The script ran out of time while waiting for a file',
+        'Read less data in one run, or read pages with readRows(path, { offset, limit }).',
+      ).toJSON();
       throw hostError(this.fatal);
     }
     if (!reply.ok) {
@@ -247,7 +259,7 @@ class Session {
     return reply;
   }
 
-  private expect<Op extends BridgeReply extends infer R ? (R extends { ok: true; op: infer O } ? O : never) : never>(
+  private expect<Op extends (BridgeReply extends infer R ? (R extends { ok: true; op: infer O } ? O : never) : never)>(
     reply: BridgeReply,
     op: Op,
   ): Extract<BridgeReply, { ok: true; op: Op }> {
@@ -260,7 +272,12 @@ class Session {
     if (text.length > room) {
       this.consoleBuffer += text.slice(0, Math.max(0, room));
       this.consoleChars = this.limits.maxOutputChars;
-      this.fatal = limitError(this.limits, 'maxOutputChars', 'The console output is too long', 'Print a summary (counts, a few sample rows) and write the full data to a file with writeJson or writeText.').toJSON();
+      this.fatal = limitError(
+        this.limits,
+        'maxOutputChars',
+        'The console output is too long',
+        'Print a summary (counts, a few sample rows) and write the full data to a file with writeJson or writeText.',
+      ).toJSON();
       throw hostError(this.fatal);
     }
     this.consoleBuffer += text;

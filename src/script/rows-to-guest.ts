@@ -25,16 +25,24 @@ export function rowsToGuestJson(slice: RowsSlice, relative: string, offset: numb
     try {
       row = JSON.parse(line);
     } catch (error) {
-      throw new SpillwayError('INVALID_JSON', `${relative} line ${lineNumber} is not valid JSON (${(error as Error).message}); readRows reads JSONL (one JSON object a line) or a JSON array of objects.`, {
-        path: relative,
-        line: lineNumber,
-      });
+      throw new SpillwayError(
+        'INVALID_JSON',
+        `${relative} line ${lineNumber} is not valid JSON (${(error as Error).message}); readRows reads JSONL (one JSON object a line) or a JSON array of objects.`,
+        {
+          path: relative,
+          line: lineNumber,
+        },
+      );
     }
     if (typeof row !== 'object' || row === null || Array.isArray(row)) {
-      throw new SpillwayError('NOT_A_TABLE', `${relative} line ${lineNumber} is not a JSON object; readRows needs one object a line. Use readText or readJson for other files.`, {
-        path: relative,
-        line: lineNumber,
-      });
+      throw new SpillwayError(
+        'NOT_A_TABLE',
+        `${relative} line ${lineNumber} is not a JSON object; readRows needs one object a line. Use readText or readJson for other files.`,
+        {
+          path: relative,
+          line: lineNumber,
+        },
+      );
     }
     kept.push(line);
   }
@@ -51,9 +59,13 @@ function jsonDocumentRows(text: string, relative: string, offset: number, limit:
   if (Array.isArray(value) && value.length === 0) return '[]';
   const table = detectTable(value, Number.POSITIVE_INFINITY);
   if (table === undefined) {
-    throw new SpillwayError('NOT_A_TABLE', `${relative} is not a table: readRows needs a JSON array of objects (or an object with one such array). Use readJson for other JSON.`, {
-      path: relative,
-    });
+    throw new SpillwayError(
+      'NOT_A_TABLE',
+      `${relative} is not a table: readRows needs a JSON array of objects (or an object with one such array). Use readJson for other JSON.`,
+      {
+        path: relative,
+      },
+    );
   }
   const rows = table.rows.slice(offset, limit === undefined ? undefined : offset + limit);
   return JSON.stringify(rows);

@@ -158,9 +158,13 @@ export class ScriptBridge {
     try {
       parseJsonSafely(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
     } catch (error) {
-      throw new SpillwayError('INVALID_JSON', `${relative} would not be usable JSON (${(error as Error).message}); "__proto__" and "constructor.prototype" keys are refused in arguments files.`, {
-        path: relative,
-      });
+      throw new SpillwayError(
+        'INVALID_JSON',
+        `${relative} would not be usable JSON (${(error as Error).message}); "__proto__" and "constructor.prototype" keys are refused in arguments files.`,
+        {
+          path: relative,
+        },
+      );
     }
   }
 

@@ -14,7 +14,9 @@ export interface ThrownValue {
 
 /** Codes a guest-visible SpillwayError may carry into the tool's error (never SCRIPT_LIMIT: limits come from the host's own state). */
 const apiErrorCodes = new Set<string>(
-  Object.keys(errorCodes).filter((code) => code.startsWith('PATH_') || ['INVALID_JSON', 'NOT_A_TABLE', 'RESULT_TOO_LARGE', 'SCRIPT_ERROR', 'INVALID_RANGE'].includes(code)),
+  Object.keys(errorCodes).filter(
+    (code) => code.startsWith('PATH_') || ['INVALID_JSON', 'NOT_A_TABLE', 'RESULT_TOO_LARGE', 'SCRIPT_ERROR', 'INVALID_RANGE'].includes(code),
+  ),
 );
 
 const missingGlobals: Record<string, string> = {
@@ -86,7 +88,11 @@ export function failureOutcome(thrown: unknown, options: DescribeOptions & { lim
 export function describeThrown(thrown: unknown, options: DescribeOptions): SerializedError {
   if (typeof thrown !== 'object' || thrown === null) {
     const shown = safeJson(thrown);
-    return { code: 'SCRIPT_ERROR', message: `The script threw ${shown} (not an Error object, so there is no stack). Throw new Error("...") to get a line number.`, details: { thrown: shown } };
+    return {
+      code: 'SCRIPT_ERROR',
+      message: `The script threw ${shown} (not an Error object, so there is no stack). Throw new Error("...") to get a line number.`,
+      details: { thrown: shown },
+    };
   }
   const error = thrown as ThrownValue;
   const name = typeof error.name === 'string' ? error.name : 'Error';

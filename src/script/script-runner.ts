@@ -90,7 +90,10 @@ export class ScriptRunner {
       } catch (error) {
         return {
           ok: false,
-          error: new SpillwayError('SCRIPT_ERROR', `The return value was refused: ${(error as Error).message}. Return plain data without "__proto__" or "constructor" keys.`),
+          error: new SpillwayError(
+            'SCRIPT_ERROR',
+            `The return value was refused: ${(error as Error).message}. Return plain data without "__proto__" or "constructor" keys.`,
+          ),
           console,
           written,
           durationMs,
@@ -124,10 +127,14 @@ export class ScriptRunner {
     this.turns.concurrency = concurrency;
     const { running, waiting } = this.turns;
     if (running >= concurrency && waiting >= this.options.maxQueue()) {
-      throw new SpillwayError('SCRIPT_BUSY', `${running} scripts are running and ${waiting} are waiting, the most allowed (workers.poolSize, workers.maxQueue). Try again in a moment.`, {
-        running,
-        waiting,
-      });
+      throw new SpillwayError(
+        'SCRIPT_BUSY',
+        `${running} scripts are running and ${waiting} are waiting, the most allowed (workers.poolSize, workers.maxQueue). Try again in a moment.`,
+        {
+          running,
+          waiting,
+        },
+      );
     }
     return this.turns.take(signal, () => new SpillwayError('TOOL_FAILED', 'The call was cancelled while waiting for a script worker.'));
   }

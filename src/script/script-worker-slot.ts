@@ -53,7 +53,10 @@ export class ScriptWorkerSlot {
   /** Ends the current run at once (when the worker is terminated from outside, e.g. the host closing). */
   private abortCurrent: ((error: SpillwayError) => void) | undefined;
 
-  constructor(limits: ScriptLimits, private readonly logger: Logger) {
+  constructor(
+    limits: ScriptLimits,
+    private readonly logger: Logger,
+  ) {
     this.heapMb = workerHeapMb(limits);
     const channel = new MessageChannel();
     const shared = new SharedArrayBuffer(4);
@@ -140,7 +143,14 @@ export class ScriptWorkerSlot {
       };
       const onError = (error: Error & { code?: string }): void => {
         if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          stop(limitError(message.limits, 'memoryBytes', 'The script worker ran out of memory', 'Keep less data in memory at once: read big files in pages with readRows(path, { offset, limit }).'));
+          stop(
+            limitError(
+              message.limits,
+              'memoryBytes',
+              'The script worker ran out of memory',
+              'Keep less data in memory at once: read big files in pages with readRows(path, { offset, limit }).',
+            ),
+          );
         } else {
           stop(new SpillwayError('WORKER_FAILED', `The script worker failed: ${error.message}`));
         }

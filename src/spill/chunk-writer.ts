@@ -46,7 +46,7 @@ export class ChunkWriter {
   /** Longer than a buffer: pieces cut on code-point boundaries. */
   private async writeLong(text: string, newline: boolean): Promise<void> {
     const step = Math.floor(bufferBytes / maxBytesPerUnit) - 1;
-    for (let start = 0; start < text.length; ) {
+    for (let start = 0; start < text.length;) {
       let end = Math.min(start + step, text.length);
       if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
       const wait = this.writeString(text.slice(start, end), newline && end === text.length);

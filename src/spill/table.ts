@@ -9,7 +9,6 @@ export interface TableShape {
   envelope?: { rowsKey: string; fields: Record<string, unknown> };
 }
 
-
 function isRowArray(value: unknown): value is Record<string, unknown>[] {
   return Array.isArray(value) && value.length > 0 && value.every(isJsonObject);
 }

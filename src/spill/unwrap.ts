@@ -9,8 +9,7 @@ export interface BinaryPart {
 /** A tool result with transport wrappers removed: what the data really is. */
 export type Unwrapped =
   /** `source`: the JSON text the value was parsed from, when it came as text (lets a table spill reuse it). */
-  | { kind: 'json'; value: unknown; binaries: BinaryPart[]; source?: string }
-  | { kind: 'text'; text: string; binaries: BinaryPart[] };
+  { kind: 'json'; value: unknown; binaries: BinaryPart[]; source?: string } | { kind: 'text'; text: string; binaries: BinaryPart[] };
 
 /**
  * Unwraps a raw MCP CallToolResult. `structuredContent` wins; otherwise a text

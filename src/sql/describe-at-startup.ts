@@ -16,7 +16,12 @@ export function prepareSqlSourceAtStartup(options: { config: Config; logger?: Lo
   const source = config.sql.source;
   switch (source.type) {
     case 'demo': {
-      const demo = ensureDemoDatabase({ dir: config.data.dir, rows: config.demo.rows, seed: config.demo.seed, ...(options.logger === undefined ? {} : { logger: options.logger }) });
+      const demo = ensureDemoDatabase({
+        dir: config.data.dir,
+        rows: config.demo.rows,
+        seed: config.demo.seed,
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      });
       const built = demo.created ? `, built now in ${formatCount(demo.buildMs ?? 0)} ms` : '';
       return `demo SQLite ${demo.file} (${formatCount(demo.transactions)} transactions, ${formatCount(demo.accounts)} accounts${built})`;
     }

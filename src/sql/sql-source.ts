@@ -69,7 +69,9 @@ export function uniqueColumnNames(names: readonly string[], notes: string[]): st
   });
   if (renamed.length > 0) {
     const shown = renamed.slice(0, 10).join(', ');
-    notes.push(`Repeated column names were renamed: ${shown}${renamed.length > 10 ? ` and ${renamed.length - 10} more` : ''}. Alias columns (AS) to choose names.`);
+    notes.push(
+      `Repeated column names were renamed: ${shown}${renamed.length > 10 ? ` and ${renamed.length - 10} more` : ''}. Alias columns (AS) to choose names.`,
+    );
   }
   return unique;
 }

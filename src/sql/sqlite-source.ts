@@ -159,7 +159,10 @@ export class SqliteSource implements SqlSource {
 
   async query(query: SqlQuery): Promise<SqlResult> {
     if (this.closed) throw new SpillwayError('SQL_SOURCE_UNAVAILABLE', 'The SQL source is closed (the host is shutting down).');
-    const endTurn = await this.turns.take(query.signal, () => new SpillwayError('SQL_TIMEOUT', 'The query was cancelled while waiting for a free query slot.', { cancelled: true }));
+    const endTurn = await this.turns.take(
+      query.signal,
+      () => new SpillwayError('SQL_TIMEOUT', 'The query was cancelled while waiting for a free query slot.', { cancelled: true }),
+    );
     const child = this.takeChild();
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -191,7 +194,9 @@ export class SqliteSource implements SqlSource {
           // The rows are here; only the count ran out of time. Say so rather than lose the rows.
           if (!SpillwayError.is(error) || error.code !== 'SQL_TIMEOUT' || error.details?.cancelled === true) throw error;
           result.total = null;
-          result.notes.push(`More rows match, but counting all of them took longer than ${formatCount(query.timeoutMs)} ms (sql.timeoutMs), so the total is unknown.`);
+          result.notes.push(
+            `More rows match, but counting all of them took longer than ${formatCount(query.timeoutMs)} ms (sql.timeoutMs), so the total is unknown.`,
+          );
         }
       }
       this.giveBack(child);

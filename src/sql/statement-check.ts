@@ -26,23 +26,95 @@ const wrappableLeading = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
  * (SQLite has replace(), a table may have a function named like a verb).
  */
 const writeWords = new Set([
-  'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'UPSERT', 'INTO', 'CREATE', 'DROP', 'ALTER', 'TRUNCATE',
-  'ATTACH', 'DETACH', 'VACUUM', 'REINDEX', 'GRANT', 'REVOKE', 'COPY', 'COMMIT', 'ROLLBACK', 'SAVEPOINT',
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'MERGE',
+  'UPSERT',
+  'INTO',
+  'CREATE',
+  'DROP',
+  'ALTER',
+  'TRUNCATE',
+  'ATTACH',
+  'DETACH',
+  'VACUUM',
+  'REINDEX',
+  'GRANT',
+  'REVOKE',
+  'COPY',
+  'COMMIT',
+  'ROLLBACK',
+  'SAVEPOINT',
 ]);
 
 /** Statement kinds SQLite or PostgreSQL know that do something other than read. */
 const statementKeywords = new Set([
-  ...writeWords, 'REPLACE', 'BEGIN', 'END', 'START', 'RELEASE', 'SET', 'RESET', 'ANALYZE', 'CALL', 'DO', 'LOCK', 'LISTEN', 'NOTIFY', 'UNLISTEN',
-  'PREPARE', 'EXECUTE', 'DEALLOCATE', 'DISCARD', 'CLUSTER', 'REFRESH', 'COMMENT', 'SECURITY', 'IMPORT', 'LOAD', 'CHECKPOINT', 'REASSIGN', 'ABORT', 'DECLARE', 'FETCH', 'MOVE', 'CLOSE',
-  'PRAGMA', 'EXPLAIN', 'SHOW', 'TABLE',
+  ...writeWords,
+  'REPLACE',
+  'BEGIN',
+  'END',
+  'START',
+  'RELEASE',
+  'SET',
+  'RESET',
+  'ANALYZE',
+  'CALL',
+  'DO',
+  'LOCK',
+  'LISTEN',
+  'NOTIFY',
+  'UNLISTEN',
+  'PREPARE',
+  'EXECUTE',
+  'DEALLOCATE',
+  'DISCARD',
+  'CLUSTER',
+  'REFRESH',
+  'COMMENT',
+  'SECURITY',
+  'IMPORT',
+  'LOAD',
+  'CHECKPOINT',
+  'REASSIGN',
+  'ABORT',
+  'DECLARE',
+  'FETCH',
+  'MOVE',
+  'CLOSE',
+  'PRAGMA',
+  'EXPLAIN',
+  'SHOW',
+  'TABLE',
 ]);
 
 /** PRAGMAs that only describe the database (read forms only: no "=" and no value). */
 const informationalPragmas = new Set([
-  'TABLE_INFO', 'TABLE_XINFO', 'TABLE_LIST', 'INDEX_LIST', 'INDEX_INFO', 'INDEX_XINFO', 'FOREIGN_KEY_LIST',
-  'DATABASE_LIST', 'COLLATION_LIST', 'FUNCTION_LIST', 'MODULE_LIST', 'PRAGMA_LIST', 'COMPILE_OPTIONS',
-  'ENCODING', 'PAGE_COUNT', 'PAGE_SIZE', 'FREELIST_COUNT', 'USER_VERSION', 'SCHEMA_VERSION', 'APPLICATION_ID',
-  'JOURNAL_MODE', 'FOREIGN_KEYS', 'INTEGRITY_CHECK', 'QUICK_CHECK', 'FOREIGN_KEY_CHECK',
+  'TABLE_INFO',
+  'TABLE_XINFO',
+  'TABLE_LIST',
+  'INDEX_LIST',
+  'INDEX_INFO',
+  'INDEX_XINFO',
+  'FOREIGN_KEY_LIST',
+  'DATABASE_LIST',
+  'COLLATION_LIST',
+  'FUNCTION_LIST',
+  'MODULE_LIST',
+  'PRAGMA_LIST',
+  'COMPILE_OPTIONS',
+  'ENCODING',
+  'PAGE_COUNT',
+  'PAGE_SIZE',
+  'FREELIST_COUNT',
+  'USER_VERSION',
+  'SCHEMA_VERSION',
+  'APPLICATION_ID',
+  'JOURNAL_MODE',
+  'FOREIGN_KEYS',
+  'INTEGRITY_CHECK',
+  'QUICK_CHECK',
+  'FOREIGN_KEY_CHECK',
 ]);
 
 function refuse(sql: string, token: SqlToken, reason: string, fix: string): never {
@@ -64,10 +136,14 @@ export function checkReadOnlyStatement(sql: string, dialect: SqlDialect): Checke
   const scan = scanSql(sql, dialect);
   if (scan.unterminated !== undefined) {
     const { line, column } = lineAndColumn(sql, scan.unterminated.offset);
-    throw new SpillwayError('SQL_ERROR', `The SQL has an unterminated ${scan.unterminated.what} starting at line ${line}, column ${column}:\n${pointAt(sql, scan.unterminated.offset)}\nClose it and send the query again.`, {
-      line,
-      column,
-    });
+    throw new SpillwayError(
+      'SQL_ERROR',
+      `The SQL has an unterminated ${scan.unterminated.what} starting at line ${line}, column ${column}:\n${pointAt(sql, scan.unterminated.offset)}\nClose it and send the query again.`,
+      {
+        line,
+        column,
+      },
+    );
   }
   const tokens = scan.tokens;
   let last = tokens.length - 1;
@@ -116,7 +192,8 @@ export function checkReadOnlyStatement(sql: string, dialect: SqlDialect): Checke
 function checkPragma(sql: string, statement: SqlToken[]): void {
   // PRAGMA [schema.]name [(argument)]: a value after "=" or a bare argument sets something.
   const assignment = statement.find((token) => token.kind === 'punct' && token.text === '=');
-  if (assignment !== undefined) refuse(sql, assignment, 'PRAGMA assignments change the connection or the file', 'Read a PRAGMA without a value, e.g. PRAGMA table_info(transactions).');
+  if (assignment !== undefined)
+    refuse(sql, assignment, 'PRAGMA assignments change the connection or the file', 'Read a PRAGMA without a value, e.g. PRAGMA table_info(transactions).');
   const words = statement.filter((token) => token.kind === 'word' || token.kind === 'quoted');
   const nameIndex = statement[2]?.text === '.' ? 3 : 1;
   const name = statement[nameIndex];
@@ -129,7 +206,18 @@ function checkPragma(sql: string, statement: SqlToken[]): void {
     );
   }
   const hasArgument = statement.some((token) => token.kind === 'punct' && token.text === '(');
-  const takesArgument = ['TABLE_INFO', 'TABLE_XINFO', 'TABLE_LIST', 'INDEX_LIST', 'INDEX_INFO', 'INDEX_XINFO', 'FOREIGN_KEY_LIST', 'INTEGRITY_CHECK', 'QUICK_CHECK', 'FOREIGN_KEY_CHECK'];
+  const takesArgument = [
+    'TABLE_INFO',
+    'TABLE_XINFO',
+    'TABLE_LIST',
+    'INDEX_LIST',
+    'INDEX_INFO',
+    'INDEX_XINFO',
+    'FOREIGN_KEY_LIST',
+    'INTEGRITY_CHECK',
+    'QUICK_CHECK',
+    'FOREIGN_KEY_CHECK',
+  ];
   if (hasArgument && !takesArgument.includes(name.text)) {
     refuse(sql, name, `PRAGMA ${name.text.toLowerCase()}(…) sets a value`, `Read it without an argument: PRAGMA ${name.text.toLowerCase()}.`);
   }

@@ -321,7 +321,10 @@ export class UpstreamConnection {
     }
     const message = error instanceof Error ? error.message : String(error);
     const code = error instanceof McpError ? error.code : undefined;
-    return new SpillwayError('UPSTREAM_ERROR', `The upstream MCP server "${this.name}" rejected ${tool}: ${message}`, { ...details, ...(code === undefined ? {} : { mcpCode: code }) });
+    return new SpillwayError('UPSTREAM_ERROR', `The upstream MCP server "${this.name}" rejected ${tool}: ${message}`, {
+      ...details,
+      ...(code === undefined ? {} : { mcpCode: code }),
+    });
   }
 
   /** Appends the child's recent stderr (where servers print their tracebacks) to a message. */

@@ -51,7 +51,11 @@ export class UpstreamManager {
     await Promise.all([...this.connections.values()].map((connection) => connection.start()));
     const reports = this.reports();
     for (const report of reports) {
-      if (report.state !== 'connected') this.logger.error({ upstream: report.name, error: report.lastError, nextAttemptAt: report.nextAttemptAt }, 'upstream unavailable at start; retrying with back-off');
+      if (report.state !== 'connected')
+        this.logger.error(
+          { upstream: report.name, error: report.lastError, nextAttemptAt: report.nextAttemptAt },
+          'upstream unavailable at start; retrying with back-off',
+        );
     }
     return reports;
   }
@@ -69,7 +73,12 @@ export class UpstreamManager {
     return Object.fromEntries(
       this.reports().map((report) => [
         report.name,
-        { state: report.state, tools: report.offered.length, failures: report.failures, ...(report.nextAttemptAt === undefined ? {} : { nextAttemptAt: report.nextAttemptAt }) },
+        {
+          state: report.state,
+          tools: report.offered.length,
+          failures: report.failures,
+          ...(report.nextAttemptAt === undefined ? {} : { nextAttemptAt: report.nextAttemptAt }),
+        },
       ]),
     );
   }

@@ -14,7 +14,10 @@ export interface Watchers {
  * when the server was started with a configuration file, that file. Both stop
  * when the host closes.
  */
-export async function startWatchers(host: Host, options: { configFile?: string | undefined; onConfigApplied?: (config: Config, previous: Config) => void }): Promise<Watchers> {
+export async function startWatchers(
+  host: Host,
+  options: { configFile?: string | undefined; onConfigApplied?: (config: Config, previous: Config) => void },
+): Promise<Watchers> {
   const outputs = watchOutputs(host);
   const config =
     options.configFile === undefined

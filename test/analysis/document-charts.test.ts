@@ -138,9 +138,19 @@ test('an SVG image block (e.g. the SVG build_chart wrote) is rasterized to a PNG
   assert.equal(picture.readUInt32BE(0), 0x89504e47, 'the SVG is embedded as a PNG');
   assert.ok(picture.readUInt32BE(16) > 0 && picture.readUInt32BE(20) > 0);
 
-  await writeFile(outputPath(env, 'outputs/leaky.svg'), '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10"><image xlink:href="/etc/hostname" width="10" height="10"/></svg>');
-  const refused = await call(env, 'build_document', { format: 'docx', filename: 'leaky.docx', spec: { title: 'x', blocks: [{ type: 'image', path: 'outputs/leaky.svg' }] } });
+  await writeFile(
+    outputPath(env, 'outputs/leaky.svg'),
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10"><image xlink:href="/etc/hostname" width="10" height="10"/></svg>',
+  );
+  const refused = await call(env, 'build_document', {
+    format: 'docx',
+    filename: 'leaky.docx',
+    spec: { title: 'x', blocks: [{ type: 'image', path: 'outputs/leaky.svg' }] },
+  });
   assert.equal(refused.error?.code, 'INVALID_ARGUMENTS');
   assert.match(refused.text, /must be self-contained/);
-  assert.deepEqual((await readdir(outputPath(env, 'outputs'))).filter((name) => name.startsWith('leaky.docx')), []);
+  assert.deepEqual(
+    (await readdir(outputPath(env, 'outputs'))).filter((name) => name.startsWith('leaky.docx')),
+    [],
+  );
 });

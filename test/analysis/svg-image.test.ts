@@ -20,7 +20,11 @@ test('references that load anything outside the SVG are refused; internal and da
     '<svg><rect style="fill:url(http://example.com/p.svg#g)"/></svg>',
     '<!DOCTYPE svg [<!ENTITY x SYSTEM "/etc/passwd">]><svg>&x;</svg>',
   ]) {
-    assert.throws(() => checkSvgReferences(svg, 'outputs/x.svg'), (error: unknown) => (error as { code?: string }).code === 'INVALID_ARGUMENTS', svg);
+    assert.throws(
+      () => checkSvgReferences(svg, 'outputs/x.svg'),
+      (error: unknown) => (error as { code?: string }).code === 'INVALID_ARGUMENTS',
+      svg,
+    );
   }
   checkSvgReferences('<svg><use href="#a"/><rect fill="url(#grad)"/><image href="data:image/png;base64,AAAA"/></svg>', 'outputs/x.svg');
 });
@@ -37,9 +41,16 @@ test('property: an href to anything but #id or data: is always refused', () => {
 });
 
 test('a PNG is drawn with its longest side capped, and a broken SVG is a coded error', () => {
-  const image = rasterizeSvg({ svg: '<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="1000"><rect width="4000" height="1000" fill="red"/></svg>', path: 'x.svg', maxSide: 800 });
+  const image = rasterizeSvg({
+    svg: '<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="1000"><rect width="4000" height="1000" fill="red"/></svg>',
+    path: 'x.svg',
+    maxSide: 800,
+  });
   assert.equal(image.width, 800);
   assert.equal(image.height, 200);
   assert.equal(Buffer.from(image.png).readUInt32BE(0), 0x89504e47);
-  assert.throws(() => rasterizeSvg({ svg: '<svg', path: 'x.svg', maxSide: 800 }), (error: unknown) => (error as { code?: string }).code === 'INVALID_ARGUMENTS');
+  assert.throws(
+    () => rasterizeSvg({ svg: '<svg', path: 'x.svg', maxSide: 800 }),
+    (error: unknown) => (error as { code?: string }).code === 'INVALID_ARGUMENTS',
+  );
 });

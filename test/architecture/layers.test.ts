@@ -87,7 +87,10 @@ test('the import scanner sees static, type-only, re-export, side-effect and dyna
 
 test('the host and the layers below it import nothing from a higher layer', () => {
   const edges = crossings();
-  assert.ok(edges.some((edge) => edge.from === 'host'), 'the scan found the host folder and its imports');
+  assert.ok(
+    edges.some((edge) => edge.from === 'host'),
+    'the scan found the host folder and its imports',
+  );
   const violations = edges
     .filter((edge) => allowed[edge.from] !== undefined && !allowed[edge.from]?.includes(edge.to))
     .map((edge) => `${edge.file} imports ${edge.specifier} (${edge.to}); ${edge.from}/ may import only: ${allowed[edge.from]?.join(', ') || 'nothing in src'}`);

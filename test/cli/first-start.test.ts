@@ -18,7 +18,9 @@ async function tempConfigFile(t: AfterHook): Promise<{ dir: string; file: string
 
 test('spillway serve builds the demo database on first start and prints the URL, the sandbox and the connect line', async (t) => {
   const { dir, file } = await tempConfigFile(t);
-  const child = spawn(process.execPath, [path.join(packageRoot, 'bin', 'spillway.js'), 'serve', '--config', file, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(packageRoot, 'bin', 'spillway.js'), 'serve', '--config', file, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   adoptChild(t, child);
   let stdout = '';
   child.stdout.setEncoding('utf8');
@@ -46,7 +48,11 @@ test('spillway demo runs from the CLI and ends with the walkthrough line', async
   const { file } = await tempConfigFile(t);
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(['demo', '--config', file, '--conversation', 'cli-demo'], { out: (text) => out.push(text), err: (text) => err.push(text), interactive: false });
+  const code = await main(['demo', '--config', file, '--conversation', 'cli-demo'], {
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+    interactive: false,
+  });
   assert.equal(code, 0, err.join('\n'));
   assert.ok(out.includes('Walkthrough finished.'));
   // With 2,000 rows the query matches fewer than 321 rows, and still spills.

@@ -42,8 +42,14 @@ test('a wrong type or a bad value fails naming the key', () => {
   assert.match(failure(() => loadConfig({ env: {}, overrides: { spill: { thresholdChars: '1000' } } })).message, /spill\.thresholdChars: must be integer/);
   assert.match(failure(() => loadConfig({ env: {}, overrides: { server: { port: 70000 } } })).message, /server\.port: must be <= 65535/);
   assert.match(failure(() => loadConfig({ env: {}, overrides: { log: { level: 'loud' } } })).message, /log\.level: must be one of/);
-  assert.match(failure(() => loadConfig({ env: {}, overrides: { policy: { default: 'maybe' } } })).message, /policy\.default: must be one of "allow", "deny", "ask"/);
-  assert.match(failure(() => loadConfig({ env: {}, overrides: { spill: { tools: { x: { spill: 'no' } } } } })).message, /spill\.tools\.x\.spill: must be boolean/);
+  assert.match(
+    failure(() => loadConfig({ env: {}, overrides: { policy: { default: 'maybe' } } })).message,
+    /policy\.default: must be one of "allow", "deny", "ask"/,
+  );
+  assert.match(
+    failure(() => loadConfig({ env: {}, overrides: { spill: { tools: { x: { spill: 'no' } } } } })).message,
+    /spill\.tools\.x\.spill: must be boolean/,
+  );
 });
 
 test('a bad cron expression fails naming retention.cron', () => {
@@ -55,7 +61,10 @@ test('a bad cron expression fails naming retention.cron', () => {
 test('--config FILE and SPILLWAY_CONFIG override the defaults; relative paths resolve against the file', async (t) => {
   const dir = await tempDir(t);
   const file = path.join(dir, 'spillway.json');
-  await writeFile(file, JSON.stringify({ spill: { thresholdChars: 5, tools: { 'q_*': { spill: false, inlineMaxTokens: 10, thresholdChars: 2 } } }, sandbox: { root: 'box' } }));
+  await writeFile(
+    file,
+    JSON.stringify({ spill: { thresholdChars: 5, tools: { 'q_*': { spill: false, inlineMaxTokens: 10, thresholdChars: 2 } } }, sandbox: { root: 'box' } }),
+  );
   const viaFile = loadConfig({ file, env: {} });
   assert.equal(viaFile.spill.thresholdChars, 5);
   assert.deepEqual(viaFile.spill.tools['q_*'], { spill: false, inlineMaxTokens: 10, thresholdChars: 2 });

@@ -23,7 +23,10 @@ test('the demo walkthrough runs to the end and its files read back', async (t) =
   assert.equal(query?.status, 'ran');
   assert.equal(query?.spill?.rows, 321);
   const source = query?.spill?.path as string;
-  const rows = (await readFile(path.join(folder, source), 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const rows = (await readFile(path.join(folder, source), 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   assert.equal(rows.length, 321);
   assert.ok(rows.every((row) => (row.amount as number) >= 200));
   assert.match(output, new RegExp(`Saved to ${source.replace('.', '\\.')}|"path":"${source}"`));
@@ -46,7 +49,10 @@ test('the demo walkthrough runs to the end and its files read back', async (t) =
     assert.deepEqual(table[0], ['id', 'ts', 'Account holder', 'merchant', 'country', 'Amount', 'currency', 'channel', 'note']);
     assert.equal(table.length, 322);
     const amounts = table.slice(1).map((row) => row[5] as number);
-    assert.deepEqual(amounts, [...amounts].sort((a, b) => b - a));
+    assert.deepEqual(
+      amounts,
+      [...amounts].sort((a, b) => b - a),
+    );
     assert.equal(amounts[0], Math.max(...rows.map((row) => row.amount as number)));
   }
 
@@ -76,7 +82,8 @@ test('the demo walkthrough runs to the end and its files read back', async (t) =
     assert.equal(echoed.receivedCharacters, expected.length);
     assert.equal(echoed.received.transactions, `a list of 321 items (${JSON.stringify(rows).length.toLocaleString('en-US')} characters)`);
   }
-  if (env.host.getTool('write_file') === undefined) assert.match(output, /write_file tool is not registered in this build yet; the walkthrough writes args\/echo-case\.json itself/);
+  if (env.host.getTool('write_file') === undefined)
+    assert.match(output, /write_file tool is not registered in this build yet; the walkthrough writes args\/echo-case\.json itself/);
 
   // The files are listed with their real sizes.
   for (const file of report.files) {

@@ -9,10 +9,12 @@ import { argumentRows } from '../../scripts/docs/render-tool-reference.js';
 
 test('the committed docs/tools.md, docs/configuration.md, config/schema.json and config/default.json are what the generator writes', async () => {
   const docs = await generatedDocs();
-  assert.deepEqual(
-    docs.map((doc) => path.relative(packageRoot, doc.file)).sort(),
-    ['config/default.json', 'config/schema.json', 'docs/configuration.md', 'docs/tools.md'],
-  );
+  assert.deepEqual(docs.map((doc) => path.relative(packageRoot, doc.file)).sort(), [
+    'config/default.json',
+    'config/schema.json',
+    'docs/configuration.md',
+    'docs/tools.md',
+  ]);
   for (const doc of docs) {
     let committed = '';
     try {
@@ -43,8 +45,16 @@ test('nested arguments are listed with their paths', () => {
     required: ['source'],
     properties: {
       source: { type: 'string', description: 'Where | from' },
-      columns: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'object', properties: { name: { type: 'string' }, header: { type: 'string' } } }] } },
-      sort: { anyOf: [{ type: 'object', properties: { column: { type: 'string' }, direction: { enum: ['asc', 'desc'] } } }, { type: 'array', items: { type: 'object', properties: { column: { type: 'string' } } } }] },
+      columns: {
+        type: 'array',
+        items: { anyOf: [{ type: 'string' }, { type: 'object', properties: { name: { type: 'string' }, header: { type: 'string' } } }] },
+      },
+      sort: {
+        anyOf: [
+          { type: 'object', properties: { column: { type: 'string' }, direction: { enum: ['asc', 'desc'] } } },
+          { type: 'array', items: { type: 'object', properties: { column: { type: 'string' } } } },
+        ],
+      },
     },
   });
   assert.deepEqual(

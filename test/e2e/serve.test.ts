@@ -20,12 +20,18 @@ const expectedRows = makeRows(321);
 
 async function writeConfig(dir: string, level = 'warn'): Promise<string> {
   const file = path.join(dir, 'spillway.json');
-  await writeFile(file, JSON.stringify({ sandbox: { root: 'sandbox' }, data: { dir: 'data' }, server: { host: '127.0.0.1', port: 0, path: '/mcp' }, log: { level } }));
+  await writeFile(
+    file,
+    JSON.stringify({ sandbox: { root: 'sandbox' }, data: { dir: 'data' }, server: { host: '127.0.0.1', port: 0, path: '/mcp' }, log: { level } }),
+  );
   return file;
 }
 
 /** Starts a server process and waits for the line that holds its URL. */
-async function startServer(t: import('node:test').TestContext, args: string[]): Promise<{ child: ChildProcess; url: URL; stderr: () => string; stdout: () => string }> {
+async function startServer(
+  t: import('node:test').TestContext,
+  args: string[],
+): Promise<{ child: ChildProcess; url: URL; stderr: () => string; stdout: () => string }> {
   // Stopped and awaited when the test ends, before its temporary folder is removed.
   const child = spawnChild(t, process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -51,10 +57,12 @@ function textOf(result: CallToolResult): string {
 /** Reads every row of a JSONL file back through read_file, page by page. */
 async function readAllRows(client: Client, spillPath: string): Promise<unknown[]> {
   const rows: unknown[] = [];
-  for (let offset = 1; ; ) {
+  for (let offset = 1; ;) {
     const page = (await client.callTool({ name: 'read_file', arguments: { path: spillPath, offset, limit: 100 } })) as CallToolResult;
     assert.equal(page.isError, false, textOf(page));
-    const body = textOf(page).split('\n').filter((line) => /^\s+\d+\t/.test(line));
+    const body = textOf(page)
+      .split('\n')
+      .filter((line) => /^\s+\d+\t/.test(line));
     if (body.length === 0) break;
     for (const line of body) rows.push(JSON.parse(line.slice(line.indexOf('\t') + 1)));
     offset += body.length;
@@ -122,7 +130,11 @@ test('spillway serve over Streamable HTTP: rows spill, _meta carries the facts, 
   assert.deepEqual(folders, [firstTransport.sessionId, secondTransport.sessionId].sort());
 
   // An unknown session id is refused rather than served as a new conversation.
-  const stray = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'not-a-session' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+  const stray = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'not-a-session' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
   assert.equal(stray.status, 404);
 
   // The execution record holds both calls.
@@ -151,7 +163,13 @@ test('the real `spillway serve` binary prints its address and how to connect, an
   const client = new Client({ name: 'e2e-bin', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(url));
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name).filter((name) => ['read_file', 'search_file', 'list_files'].includes(name)).sort(), ['list_files', 'read_file', 'search_file']);
+  assert.deepEqual(
+    tools
+      .map((tool) => tool.name)
+      .filter((name) => ['read_file', 'search_file', 'list_files'].includes(name))
+      .sort(),
+    ['list_files', 'read_file', 'search_file'],
+  );
   const listed = (await client.callTool({ name: 'list_files', arguments: {} })) as CallToolResult;
   assert.equal(listed.isError, false);
   assert.match(stdout(), new RegExp(`connect: claude mcp add --transport http spillway ${url.href.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
@@ -165,7 +183,11 @@ test('the real `spillway serve --stdio` binary serves the built-in tools in one 
   const dir = await tempDir(t);
   const config = await writeConfig(dir, 'info');
   const client = new Client({ name: 'e2e-bin-stdio', version: '1' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'serve', '--stdio', '--config', config, '--conversation', 'resumed-1'], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, 'serve', '--stdio', '--config', config, '--conversation', 'resumed-1'],
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await client.connect(transport);
@@ -186,12 +208,13 @@ function waitForText(stream: import('node:stream').Stream | null | undefined, te
     if (text().includes(marker)) return resolve();
     if (stream === null || stream === undefined) return reject(new Error(`no stream to wait for ${marker} on`));
     // Other listeners append to text() on 'data'; this one runs after them.
-    const onData = () => setImmediate(() => {
-      if (!text().includes(marker)) return;
-      stream.off('data', onData);
-      stream.off('end', onEnd);
-      resolve();
-    });
+    const onData = () =>
+      setImmediate(() => {
+        if (!text().includes(marker)) return;
+        stream.off('data', onData);
+        stream.off('end', onEnd);
+        resolve();
+      });
     const onEnd = () => reject(new Error(`the stream ended before ${marker} appeared:\n${text()}`));
     stream.on('data', onData);
     stream.once('end', onEnd);

@@ -165,7 +165,12 @@ test('draw_table draws the selection as Markdown and refuses more than drawTable
   const env = await filesHost({ drawTable: { maxRows: 20 } });
   t.after(() => env.cleanup());
   const source = await spillRows(env, [...makeRows(25), { id: 26, name: 'pipe | and\nnewline', amount: null, active: false, note: 'x' }]);
-  const drawn = await call(env, 'draw_table', { source, columns: ['id', { name: 'name', header: 'Name' }], sort: { column: 'id', direction: 'desc' }, range: { start: 0, count: 3 } });
+  const drawn = await call(env, 'draw_table', {
+    source,
+    columns: ['id', { name: 'name', header: 'Name' }],
+    sort: { column: 'id', direction: 'desc' },
+    range: { start: 0, count: 3 },
+  });
   assert.equal(drawn.isError, false, drawn.text);
   const lines = drawn.text.split('\n');
   assert.deepEqual(lines.slice(0, 5), ['| id | Name |', '| ---: | --- |', '| 26 | pipe \\| and<br>newline |', '| 25 | item-25 |', '| 24 | item-24 |']);

@@ -30,7 +30,10 @@ test('spillway export: columns with headers, sort, range and -o, for people and 
   const records = await readCsv(csvOut);
   assert.deepEqual(records[0], ['id', 'Amount (EUR)']);
   const sort = [{ column: 'amount', direction: 'desc' as const }, { column: 'id' }];
-  assert.deepEqual(records.slice(1), expectedSelection(rows, { columns: ['id', 'amount'], sort, range: { start: 10, count: 25 } }).map((row) => row.map(csvText)));
+  assert.deepEqual(
+    records.slice(1),
+    expectedSelection(rows, { columns: ['id', 'amount'], sort, range: { start: 10, count: 25 } }).map((row) => row.map(csvText)),
+  );
 
   const refused = captureIo();
   assert.equal(await main(['export', source, '-o', csvOut], refused.io), 1);
@@ -64,7 +67,10 @@ test('spillway export: columns with headers, sort, range and -o, for people and 
 
 test('spillway export argument parsers', () => {
   assert.deepEqual(parseColumns('id, amount:Amount: EUR'), ['id', { name: 'amount', header: 'Amount: EUR' }]);
-  assert.deepEqual(parseSort('amount:DESC,name'), [{ column: 'amount', direction: 'desc' }, { column: 'name', direction: 'asc' }]);
+  assert.deepEqual(parseSort('amount:DESC,name'), [
+    { column: 'amount', direction: 'desc' },
+    { column: 'name', direction: 'asc' },
+  ]);
   assert.deepEqual(parseRange('0:100'), { start: 0, count: 100 });
   assert.deepEqual(parseRange('100:'), { start: 100 });
   assert.deepEqual(parseRange('7'), { start: 7 });

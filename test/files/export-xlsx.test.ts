@@ -103,7 +103,11 @@ test('rows past a sheet limit are split over sheets, each with the header, and t
   // The worker module itself, with the sheet limit the tools never lower: 11 rows = header + 10.
   const module = (await import(workerModules.xlsx.href)) as { default: (task: TableTask) => Promise<WorkerReply<TableResult>> };
   const location = { root: env.sandboxRoot, conversationId: 'c1' };
-  for (const [count, sheets] of [[10, 1], [11, 2], [21, 3]] as const) {
+  for (const [count, sheets] of [
+    [10, 1],
+    [11, 2],
+    [21, 3],
+  ] as const) {
     const reply = await module.default({
       source: { kind: 'sandbox', ...location, path: source },
       selection: { sort: [], range: { start: 0, count } },

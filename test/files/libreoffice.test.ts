@@ -34,7 +34,13 @@ test('LibreOffice opens the produced XLSX, DOCX and PPTX (headless conversion to
   // Small documents: LibreOffice takes tens of seconds on large tables.
   const source = await spillRows(env, makeRows(12));
   const xlsx = ok(await call(env, 'export_table', { source, format: 'xlsx', filename: 'sheet.xlsx' }));
-  const spec = { title: 'Check', blocks: [{ type: 'heading', text: 'Rows' }, { type: 'table', source, columns: ['id', 'name', 'note'] }] };
+  const spec = {
+    title: 'Check',
+    blocks: [
+      { type: 'heading', text: 'Rows' },
+      { type: 'table', source, columns: ['id', 'name', 'note'] },
+    ],
+  };
   const docx = ok(await call(env, 'build_document', { format: 'docx', spec, filename: 'doc.docx' }));
   const pptx = ok(await call(env, 'build_document', { format: 'pptx', spec, filename: 'deck.pptx' }));
   const files = [xlsx.path, docx.path, pptx.path].map((relative) => outputPath(env, relative));

@@ -23,14 +23,21 @@ test('over MCP: an export comes back as a resource_link that resources/read retu
   t.after(() => client.close());
 
   const tools = await client.listTools();
-  for (const name of ['export_table', 'build_document', 'attach_file', 'draw_table']) assert.ok(tools.tools.some((tool) => tool.name === name), name);
+  for (const name of ['export_table', 'build_document', 'attach_file', 'draw_table'])
+    assert.ok(
+      tools.tools.some((tool) => tool.name === name),
+      name,
+    );
 
   const listed = await client.callTool({ name: 'list_items', arguments: {} });
   const spill = (listed._meta as Record<string, { path: string; rows: number }>)['spillway/spill'];
   assert.ok(spill);
   assert.equal(spill.rows, 200);
 
-  const exported = await client.callTool({ name: 'export_table', arguments: { source: spill.path, format: 'xlsx', sort: { column: 'amount', direction: 'desc' } } });
+  const exported = await client.callTool({
+    name: 'export_table',
+    arguments: { source: spill.path, format: 'xlsx', sort: { column: 'amount', direction: 'desc' } },
+  });
   assert.equal(exported.isError, false);
   const content = exported.content as { type: string; uri?: string; mimeType?: string; name?: string }[];
   const link = content.find((block) => block.type === 'resource_link');

@@ -31,12 +31,18 @@ test('output names never contain a folder separator or start with "." (property)
 
 test('selection arguments are checked where they enter, naming the field', () => {
   assert.deepEqual(normalizeSelection({ columns: ['a', { name: 'b', header: 'B' }], sort: { column: 'a' }, range: { start: 0 } }), {
-    columns: [{ name: 'a', header: 'a' }, { name: 'b', header: 'B' }],
+    columns: [
+      { name: 'a', header: 'a' },
+      { name: 'b', header: 'B' },
+    ],
     sort: [{ column: 'a', direction: 'asc' }],
     range: { start: 0 },
   });
   assert.throws(() => normalizeSelection({ columns: [] }), /columns must be a non-empty list/);
   assert.throws(() => normalizeSelection({ sort: { column: 'a', direction: 'up' } }), /direction must be "asc" or "desc"/);
-  assert.throws(() => normalizeSelection({ range: { start: 1.5 } }), (error: unknown) => (error as { code?: string }).code === 'INVALID_RANGE');
+  assert.throws(
+    () => normalizeSelection({ range: { start: 1.5 } }),
+    (error: unknown) => (error as { code?: string }).code === 'INVALID_RANGE',
+  );
   assert.throws(() => normalizeSelection({ range: { start: 0, count: -1 } }), /range\.count must be a whole number/);
 });

@@ -15,8 +15,15 @@ const often = <T>(arbitrary: fc.Arbitrary<T>) => ({ arbitrary, weight: 12 });
 const rarely = <T>(arbitrary: fc.Arbitrary<T>) => ({ arbitrary, weight: 1 });
 const count = fc.oneof(often(fc.integer({ min: -1, max: 50 })), rarely(fc.double({ min: -5, max: 50, noNaN: true })), rarely(fc.constant('3')));
 const name = fc.oneof(often(fc.string({ minLength: 1, maxLength: 3 })), rarely(fc.constant('')));
-const column = fc.oneof(often(name), often(fc.record({ name, header: fc.oneof(often(name), rarely(fc.integer())) }, { requiredKeys: ['name'] })), rarely(fc.integer()));
-const sortKey = fc.record({ column: fc.oneof(often(name), rarely(fc.integer())), direction: fc.oneof(often(fc.constantFrom('asc', 'desc')), rarely(fc.constant('up'))) }, { requiredKeys: ['column'] });
+const column = fc.oneof(
+  often(name),
+  often(fc.record({ name, header: fc.oneof(often(name), rarely(fc.integer())) }, { requiredKeys: ['name'] })),
+  rarely(fc.integer()),
+);
+const sortKey = fc.record(
+  { column: fc.oneof(often(name), rarely(fc.integer())), direction: fc.oneof(often(fc.constantFrom('asc', 'desc')), rarely(fc.constant('up'))) },
+  { requiredKeys: ['column'] },
+);
 const selectionInput = fc.record(
   {
     columns: fc.oneof(often(fc.array(column, { maxLength: 3 })), rarely(fc.string())),

@@ -34,7 +34,11 @@ test('a worker that exits or throws fails that call only; the pool and the host 
   // A thread that dies with its temporary file open leaves nothing behind either.
   const late = await call(env, 'export_table', { source, format: 'xlsx', filename: 'crash-late.xlsx' });
   assert.equal(late.error?.code, 'WORKER_FAILED');
-  const lateDocument = await call(env, 'build_document', { format: 'docx', filename: 'crash-late.docx', spec: { title: 't', blocks: [{ type: 'table', source }] } });
+  const lateDocument = await call(env, 'build_document', {
+    format: 'docx',
+    filename: 'crash-late.docx',
+    spec: { title: 't', blocks: [{ type: 'table', source }] },
+  });
   assert.equal(lateDocument.error?.code, 'WORKER_FAILED');
 
   assert.deepEqual((await readdir(outputPath(env, 'outputs'))).sort(), ['fine.csv', 'fine.xlsx']);
@@ -60,7 +64,10 @@ test('a malformed task is a coded error, a timeout stops the thread, and the poo
   // A 1 ms budget cannot cover starting a thread: the task is stopped and reported as a timeout.
   const impatient = new FilePool({ poolSize: 1, maxQueue: 4, taskTimeoutMs: 1 });
   t.after(() => impatient.close());
-  await assert.rejects(impatient.run('xlsx', { ...task, output: { ...task.output, filename: 'late.xlsx' } }), (error: unknown) => (error as { code?: string }).code === 'TOOL_TIMEOUT');
+  await assert.rejects(
+    impatient.run('xlsx', { ...task, output: { ...task.output, filename: 'late.xlsx' } }),
+    (error: unknown) => (error as { code?: string }).code === 'TOOL_TIMEOUT',
+  );
 
   // Refusing to overwrite is the worker's answer when asked to refuse a taken name.
   await assert.rejects(pool.run('csv', task), (error: unknown) => (error as { code?: string }).code === 'PATH_EXISTS');

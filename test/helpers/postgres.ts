@@ -64,7 +64,8 @@ export async function startTestPostgres(): Promise<PostgresAvailability> {
   const fromEnv = process.env[postgresUrlVariable];
   if (fromEnv !== undefined && fromEnv !== '') return { server: { url: fromEnv, stop: async () => undefined } };
   const bin = findBinaries();
-  if (bin === undefined) return { skip: `PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin or pg_config) and ${postgresUrlVariable} is not set` };
+  if (bin === undefined)
+    return { skip: `PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin or pg_config) and ${postgresUrlVariable} is not set` };
   const asRoot = process.getuid?.() === 0;
   const owner = asRoot ? userId('postgres') : undefined;
   if (asRoot && owner === undefined) return { skip: 'running as root and there is no "postgres" user to run a throwaway cluster as' };
@@ -82,7 +83,18 @@ export async function startTestPostgres(): Promise<PostgresAvailability> {
     }
     const port = await freePort();
     run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`, 'start']);
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      path.join(dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`,
+      'start',
+    ]);
     return {
       server: {
         url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -36,7 +36,7 @@ function labelTool(seen: unknown[]) {
   });
 }
 
-test('a tool written with defineTool gets its checked arguments with the schema\'s type; bad arguments never reach it', async (t) => {
+test("a tool written with defineTool gets its checked arguments with the schema's type; bad arguments never reach it", async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
   const seen: unknown[] = [];
@@ -47,8 +47,16 @@ test('a tool written with defineTool gets its checked arguments with the schema\
   const bad = await env.host.execute({ name: 'label', arguments: { name: '', count: 1.5, mode: 'tiny', extra: true } }, { conversationId });
   assert.equal(bad.error?.code, 'INVALID_ARGUMENTS');
   const errors = (bad.error?.details as { errors: string[] }).errors;
-  for (const expected of [/^\$\.name: must NOT have fewer than 1 characters/, /^\$\.count: must be integer/, /^\$\.mode: must be one of "short", "long"/, /^\$: unknown property "extra"/]) {
-    assert.ok(errors.some((line) => expected.test(line)), `${expected} in ${errors.join(' | ')}`);
+  for (const expected of [
+    /^\$\.name: must NOT have fewer than 1 characters/,
+    /^\$\.count: must be integer/,
+    /^\$\.mode: must be one of "short", "long"/,
+    /^\$: unknown property "extra"/,
+  ]) {
+    assert.ok(
+      errors.some((line) => expected.test(line)),
+      `${expected} in ${errors.join(' | ')}`,
+    );
   }
   assert.equal(seen.length, 1, 'the handler ran for the good call only');
 });

@@ -40,7 +40,10 @@ test('arguments that fail the schema are refused with every violation by JSON pa
       properties: {
         source: { type: 'string' },
         format: { enum: ['csv', 'xlsx'] },
-        sort: { type: 'array', items: { type: 'object', required: ['column'], properties: { column: { type: 'string' }, direction: { enum: ['asc', 'desc'] } } } },
+        sort: {
+          type: 'array',
+          items: { type: 'object', required: ['column'], properties: { column: { type: 'string' }, direction: { enum: ['asc', 'desc'] } } },
+        },
       },
     },
     handler: () => {
@@ -48,12 +51,25 @@ test('arguments that fail the schema are refused with every violation by JSON pa
       return { value: 'ran' };
     },
   });
-  const result = await env.host.execute({ name: 'export', arguments: { format: 'pdf', sort: [{ column: 3, direction: 'up' }, {}], extra: 1 } }, { conversationId });
+  const result = await env.host.execute(
+    { name: 'export', arguments: { format: 'pdf', sort: [{ column: 3, direction: 'up' }, {}], extra: 1 } },
+    { conversationId },
+  );
   assert.equal(ran, false);
   assert.equal(result.error?.code, 'INVALID_ARGUMENTS');
   const errors = (result.error?.details as { errors: string[] }).errors;
-  for (const expected of [/^\$: missing required property "source"/, /^\$: unknown property "extra"; allowed: source, format, sort/, /^\$\.format: must be one of "csv", "xlsx"/, /^\$\.sort\[0\]\.column: must be string/, /^\$\.sort\[0\]\.direction: must be one of/, /^\$\.sort\[1\]: missing required property "column"/]) {
-    assert.ok(errors.some((line) => expected.test(line)), `${expected} in ${errors.join(' | ')}`);
+  for (const expected of [
+    /^\$: missing required property "source"/,
+    /^\$: unknown property "extra"; allowed: source, format, sort/,
+    /^\$\.format: must be one of "csv", "xlsx"/,
+    /^\$\.sort\[0\]\.column: must be string/,
+    /^\$\.sort\[0\]\.direction: must be one of/,
+    /^\$\.sort\[1\]: missing required property "column"/,
+  ]) {
+    assert.ok(
+      errors.some((line) => expected.test(line)),
+      `${expected} in ${errors.join(' | ')}`,
+    );
     assert.match(result.text, expected.source.startsWith('^') ? new RegExp(expected.source.slice(1)) : expected);
   }
 });
@@ -61,8 +77,22 @@ test('arguments that fail the schema are refused with every violation by JSON pa
 test('a tool that throws becomes an error result; the next call still works', async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
-  env.host.registerTool({ name: 'boom', description: 'x', inputSchema: { type: 'object' }, handler: () => { throw new Error('disk on fire'); } });
-  env.host.registerTool({ name: 'boom-async', description: 'x', inputSchema: { type: 'object' }, handler: async () => { throw 'a string'; } });
+  env.host.registerTool({
+    name: 'boom',
+    description: 'x',
+    inputSchema: { type: 'object' },
+    handler: () => {
+      throw new Error('disk on fire');
+    },
+  });
+  env.host.registerTool({
+    name: 'boom-async',
+    description: 'x',
+    inputSchema: { type: 'object' },
+    handler: async () => {
+      throw 'a string';
+    },
+  });
   const result = await env.host.execute({ name: 'boom', arguments: {} }, { conversationId });
   assert.equal(result.isError, true);
   assert.equal(result.error?.code, 'TOOL_FAILED');
@@ -79,7 +109,14 @@ test('a 50 MB error is spilled to errors/ whole, and the model gets its head and
   const head = 'Traceback (most recent call last):\n';
   const tail = '\nRuntimeError: the exception line at the very end';
   const middle = '  File "worker.py", line 12, in run\n'.repeat(Math.ceil((50 * 1024 * 1024) / 36));
-  env.host.registerTool({ name: 'huge_error', description: 'x', inputSchema: { type: 'object' }, handler: () => { throw new Error(head + middle + tail); } });
+  env.host.registerTool({
+    name: 'huge_error',
+    description: 'x',
+    inputSchema: { type: 'object' },
+    handler: () => {
+      throw new Error(head + middle + tail);
+    },
+  });
   const result = await env.host.execute({ name: 'huge_error', arguments: {} }, { conversationId });
   assert.equal(result.isError, true);
   assert.equal(result.spill?.path.startsWith('errors/'), true);
@@ -97,7 +134,12 @@ test('invalid JSON inside an MCP text block stays text and spills as .txt', asyn
   const env = await tempHost();
   t.after(() => env.cleanup());
   const body = `{"rows": [${'{"a":1},'.repeat(300)}`;
-  env.host.registerTool({ name: 'upstream', description: 'x', inputSchema: { type: 'object' }, handler: () => ({ mcp: { content: [{ type: 'text', text: body }] } }) });
+  env.host.registerTool({
+    name: 'upstream',
+    description: 'x',
+    inputSchema: { type: 'object' },
+    handler: () => ({ mcp: { content: [{ type: 'text', text: body }] } }),
+  });
   const result = await env.host.execute({ name: 'upstream', arguments: {} }, { conversationId });
   assert.equal(result.isError, false);
   assert.equal(result.spill?.format, 'text');
@@ -109,18 +151,31 @@ test('an MCP text block holding JSON is unwrapped: a table becomes JSONL, never 
   const env = await tempHost();
   t.after(() => env.cleanup());
   const rows = makeRows(40);
-  env.host.registerTool({ name: 'upstream', description: 'x', inputSchema: { type: 'object' }, handler: () => ({ mcp: { content: [{ type: 'text', text: JSON.stringify(rows) }] } }) });
+  env.host.registerTool({
+    name: 'upstream',
+    description: 'x',
+    inputSchema: { type: 'object' },
+    handler: () => ({ mcp: { content: [{ type: 'text', text: JSON.stringify(rows) }] } }),
+  });
   const result = await env.host.execute({ name: 'upstream', arguments: {} }, { conversationId });
   const lines = (await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8')).trimEnd().split('\n');
   assert.equal(lines.length, 40);
-  assert.deepEqual(lines.map((line) => JSON.parse(line)), rows);
+  assert.deepEqual(
+    lines.map((line) => JSON.parse(line)),
+    rows,
+  );
 });
 
 test('an upstream error result (isError) is an error and spills to errors/', async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
   const message = `failure ${'x'.repeat(5000)} END`;
-  env.host.registerTool({ name: 'upstream', description: 'x', inputSchema: { type: 'object' }, handler: () => ({ mcp: { content: [{ type: 'text', text: message }], isError: true } }) });
+  env.host.registerTool({
+    name: 'upstream',
+    description: 'x',
+    inputSchema: { type: 'object' },
+    handler: () => ({ mcp: { content: [{ type: 'text', text: message }], isError: true } }),
+  });
   const result = await env.host.execute({ name: 'upstream', arguments: {} }, { conversationId });
   assert.equal(result.isError, true);
   assert.equal(result.error?.code, 'UPSTREAM_ERROR');
@@ -147,7 +202,12 @@ test('a lone surrogate and a NUL character: the call succeeds, the file is valid
   t.after(() => env.cleanup());
   const text = `start\0middle\ud800end ${'y'.repeat(2000)}`;
   env.host.registerTool({ name: 'odd_text', description: 'x', inputSchema: { type: 'object' }, handler: () => ({ value: text }) });
-  env.host.registerTool({ name: 'odd_rows', description: 'x', inputSchema: { type: 'object' }, handler: () => ({ value: makeRows(30).map((row, i) => ({ ...row, odd: i === 3 ? 'a\0b\udc00c' : 'ok' })) }) });
+  env.host.registerTool({
+    name: 'odd_rows',
+    description: 'x',
+    inputSchema: { type: 'object' },
+    handler: () => ({ value: makeRows(30).map((row, i) => ({ ...row, odd: i === 3 ? 'a\0b\udc00c' : 'ok' })) }),
+  });
   const textResult = await env.host.execute({ name: 'odd_text', arguments: {} }, { conversationId });
   assert.equal(textResult.isError, false);
   assert.equal(textResult.spill?.replacedInvalidUnicode, true);
@@ -165,10 +225,11 @@ test('a lone surrogate and a NUL character: the call succeeds, the file is valid
 
 test('thresholds: 1,000 characters stay inline, 1,001 spill; per-tool patterns override threshold, inline cap and spill', async (t) => {
   const env = await tempHost({
-    spill: { thresholdChars: 1000, tools: { 'small_*': { thresholdChars: 10 }, 'small_inline': { spill: false }, 'tight_*': { inlineMaxTokens: 100 } } },
+    spill: { thresholdChars: 1000, tools: { 'small_*': { thresholdChars: 10 }, small_inline: { spill: false }, 'tight_*': { inlineMaxTokens: 100 } } },
   });
   t.after(() => env.cleanup());
-  const textTool = (name: string, length: number) => env.host.registerTool({ name, description: 'x', inputSchema: { type: 'object' }, handler: () => ({ value: 'x'.repeat(length) }) });
+  const textTool = (name: string, length: number) =>
+    env.host.registerTool({ name, description: 'x', inputSchema: { type: 'object' }, handler: () => ({ value: 'x'.repeat(length) }) });
   textTool('exact', 1000);
   textTool('over', 1001);
   textTool('small_one', 11);
@@ -191,7 +252,11 @@ test('thresholds: 1,000 characters stay inline, 1,001 spill; per-tool patterns o
 test('a table spills to JSONL with rows written, columns in first-seen order and a type per column, plus a sidecar', async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
-  const rows = [{ id: 1, name: 'a' }, { id: 2, extra: null, name: 'b', score: 1 }, ...makeRows(60).map((row) => ({ id: row.id, name: row.name, score: 1.5, extra: true }))];
+  const rows = [
+    { id: 1, name: 'a' },
+    { id: 2, extra: null, name: 'b', score: 1 },
+    ...makeRows(60).map((row) => ({ id: row.id, name: row.name, score: 1.5, extra: true })),
+  ];
   env.host.registerTool(rowsTool(rows));
   const result = await env.host.execute({ name: 'rows', arguments: {} }, { conversationId });
   assert.equal(result.spill?.rows, 62);
@@ -244,7 +309,19 @@ test('binary blocks (an image) become their own files', async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
   const png = Buffer.from('89504e470d0a1a0a0000', 'hex');
-  env.host.registerTool({ name: 'chart', description: 'x', inputSchema: { type: 'object' }, handler: () => ({ mcp: { content: [{ type: 'text', text: 'a chart' }, { type: 'image', data: png.toString('base64'), mimeType: 'image/png' }] } }) });
+  env.host.registerTool({
+    name: 'chart',
+    description: 'x',
+    inputSchema: { type: 'object' },
+    handler: () => ({
+      mcp: {
+        content: [
+          { type: 'text', text: 'a chart' },
+          { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
+        ],
+      },
+    }),
+  });
   const result = await env.host.execute({ name: 'chart', arguments: {} }, { conversationId });
   assert.equal(result.files.length, 1);
   assert.match(result.files[0]!.path, /^results\/0001-chart\.png$/);
@@ -265,7 +342,10 @@ test('the execution record holds one JSONL line per call: arguments as called an
   await env.host.execute({ name: 'delegate', arguments: { short: true, big: 'z'.repeat(100_000) }, id: 'call-2' }, { conversationId });
   await env.host.execute({ name: 'missing', arguments: {}, id: 'call-3' }, { conversationId });
   await env.host.close();
-  const lines = (await readFile(path.join(env.config.data.dir, 'records.jsonl'), 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as LooseRecord);
+  const lines = (await readFile(path.join(env.config.data.dir, 'records.jsonl'), 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as LooseRecord);
   assert.equal(lines.length, 3);
   const [first, second, third] = lines;
   assert.equal(first!.callId, 'call-1');
@@ -291,15 +371,28 @@ test('a table that arrives as JSON text (compact, spaced or pretty-printed) is w
   const env = await tempHost();
   t.after(() => env.cleanup());
   const rows = makeRows(30).map((row, i) => ({ ...row, text: i === 2 ? 'line\nbreak "quoted" ]}' : 'é ✓ 𝄞' }));
-  const sources = [JSON.stringify(rows), JSON.stringify(rows, null, 2), JSON.stringify({ total: 30, rows }).replace(/":/g, '": '), JSON.stringify({ total: 30, rows }, null, '\t')];
+  const sources = [
+    JSON.stringify(rows),
+    JSON.stringify(rows, null, 2),
+    JSON.stringify({ total: 30, rows }).replace(/":/g, '": '),
+    JSON.stringify({ total: 30, rows }, null, '\t'),
+  ];
   for (const [index, source] of sources.entries()) {
-    env.host.registerTool({ name: `source${index}`, description: 'x', inputSchema: { type: 'object' }, handler: () => ({ mcp: { content: [{ type: 'text', text: source }] } }) });
+    env.host.registerTool({
+      name: `source${index}`,
+      description: 'x',
+      inputSchema: { type: 'object' },
+      handler: () => ({ mcp: { content: [{ type: 'text', text: source }] } }),
+    });
     const result = await env.host.execute({ name: `source${index}`, arguments: {} }, { conversationId });
     const written = await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8');
     const lines = written.split('\n');
     assert.equal(lines.pop(), '');
     assert.equal(lines.length, 30, `source ${index}`);
-    assert.deepEqual(lines.map((line) => JSON.parse(line)), rows);
+    assert.deepEqual(
+      lines.map((line) => JSON.parse(line)),
+      rows,
+    );
     assert.equal(result.spill?.bytes, Buffer.byteLength(written));
   }
 });

@@ -64,4 +64,3 @@ test('a session that keeps talking, or keeps its stream open, is not closed as i
   // 400 s of clock time have passed, but never 60 s without a request.
   assert.equal(front.sessionCount(), 1);
 });
-

@@ -53,7 +53,10 @@ test('outputs/ files are resources of the session; other paths are refused', asy
   await sandbox.ensure();
   await writeFile(path.join(sandbox.dir, 'outputs', 'report.csv'), 'a,b\n1,2\n');
   const { resources } = await client.listResources();
-  assert.deepEqual(resources.map((resource) => resource.uri), ['spillway://sandbox/outputs/report.csv']);
+  assert.deepEqual(
+    resources.map((resource) => resource.uri),
+    ['spillway://sandbox/outputs/report.csv'],
+  );
   const read = await client.readResource({ uri: 'spillway://sandbox/outputs/report.csv' });
   assert.equal((read.contents[0] as { text: string }).text, 'a,b\n1,2\n');
   await assert.rejects(client.readResource({ uri: 'spillway://sandbox/results/0001-rows.jsonl' }), /not allowed here/);

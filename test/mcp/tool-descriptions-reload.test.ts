@@ -14,7 +14,14 @@ import { createHost } from '../../src/runtime/create-host.js';
 import { watchConfig, type ConfigWatcherEvents } from '../../src/watch/config-watcher.js';
 
 const base = { sandbox: { root: 'sandbox' }, data: { dir: 'data' }, log: { level: 'silent' } };
-const defaultScript = { timeoutMs: 10000, memoryBytes: 134217728, stackBytes: 262144, maxReadBytes: 268435456, maxWriteBytes: 67108864, maxOutputChars: 1000000 };
+const defaultScript = {
+  timeoutMs: 10000,
+  memoryBytes: 134217728,
+  stackBytes: 262144,
+  maxReadBytes: 268435456,
+  maxWriteBytes: 67108864,
+  maxOutputChars: 1000000,
+};
 
 test('a config reload with new script limits sends tools/list_changed, and run_script is then listed with the limits it enforces', async (t) => {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-reload-'));

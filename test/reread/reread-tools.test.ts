@@ -25,7 +25,7 @@ test('read_file returns numbered lines and reads the spilled rows back exactly',
   assert.equal(lines[1], `     1\t${JSON.stringify(rows[0])}`);
   assert.match(first.text, /stopped at 3 lines; continue with offset=4/);
   const all: unknown[] = [];
-  for (let offset = 1; offset <= 321; ) {
+  for (let offset = 1; offset <= 321;) {
     const page = await call('read_file', { path: spillPath, offset });
     const body = page.text.split('\n').filter((line) => /^\s+\d+\t/.test(line));
     for (const line of body) all.push(JSON.parse(line.slice(line.indexOf('\t') + 1)));
@@ -60,7 +60,7 @@ test('read_file: past the end, empty, binary and text with a NUL character', asy
   assert.match(nul.text, /before\0after/);
 });
 
-test('reread tools refuse escaping paths and another conversation\'s files', async (t) => {
+test("reread tools refuse escaping paths and another conversation's files", async (t) => {
   const { call, env, path: spillPath } = await setup(t);
   await env.host.execute({ name: 'query', arguments: {} }, { conversationId: 'c2' });
   const other = env.host.sandbox.conversation('c2');
@@ -101,7 +101,10 @@ test('list_files shows size, format, rows, columns and expiry; outputs never exp
   await writeFile(path.join(sandbox.dir, 'args', 'deep', 'x.json'), '{}');
   await writeFile(path.join(sandbox.dir, 'scripts', 'a.js'), '1');
   await writeFile(path.join(sandbox.dir, 'scripts', 'b.js'), '2');
-  const all = (await call('list_files', {})).value as { files: { path: string; bytes: number; format: string; rows?: number; columns?: string[]; expiresAt?: string }[]; note?: string };
+  const all = (await call('list_files', {})).value as {
+    files: { path: string; bytes: number; format: string; rows?: number; columns?: string[]; expiresAt?: string }[];
+    note?: string;
+  };
   assert.equal(all.files.length, 3);
   assert.equal(all.note, '2 more file(s) not listed (cap 3); list one folder with dir.');
   const spill = all.files.find((file) => file.path === spillPath);
@@ -110,5 +113,8 @@ test('list_files shows size, format, rows, columns and expiry; outputs never exp
   assert.deepEqual(spill?.columns, ['id', 'name', 'amount', 'active', 'note']);
   assert.ok(spill?.expiresAt);
   const outputs = (await call('list_files', { dir: 'outputs' })).value as { files: { path: string; expiresAt?: string; format: string }[] };
-  assert.deepEqual(outputs.files.map((file) => [file.path, file.format, file.expiresAt]), [['outputs/report.csv', 'csv', undefined]]);
+  assert.deepEqual(
+    outputs.files.map((file) => [file.path, file.format, file.expiresAt]),
+    [['outputs/report.csv', 'csv', undefined]],
+  );
 });

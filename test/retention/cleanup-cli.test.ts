@@ -104,5 +104,8 @@ test('the spillway binary runs cleanup and exits with its status', async (t) => 
   const run = promisify(execFile);
   const { stdout } = await run(process.execPath, [bin, 'cleanup', '--root', root, '--json']);
   assert.equal((JSON.parse(stdout) as SweepReport).deleted.files, 2);
-  await assert.rejects(run(process.execPath, [bin, 'cleanup', '--root', path.join(root, 'a')]), (error: { code?: number; stderr?: string }) => error.code === 1 && /marker/.test(error.stderr ?? ''));
+  await assert.rejects(
+    run(process.execPath, [bin, 'cleanup', '--root', path.join(root, 'a')]),
+    (error: { code?: number; stderr?: string }) => error.code === 1 && /marker/.test(error.stderr ?? ''),
+  );
 });

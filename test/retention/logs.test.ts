@@ -54,9 +54,14 @@ test('every log line of a call carries callId and conversationId, and no argumen
     callIds.push(result.callId);
   }
   await new Promise((resolve) => setImmediate(resolve));
-  const callLines = capture.lines.filter((line) => line.callId !== undefined || line.msg === 'tool call' || line.msg === 'looked up' || String(line.msg).startsWith('disk quota'));
+  const callLines = capture.lines.filter(
+    (line) => line.callId !== undefined || line.msg === 'tool call' || line.msg === 'looked up' || String(line.msg).startsWith('disk quota'),
+  );
   assert.ok(callLines.length >= 7, `expected the call lines, got ${JSON.stringify(capture.lines)}`);
-  assert.ok(callLines.some((line) => String(line.msg).startsWith('disk quota')), 'an eviction was logged during a call');
+  assert.ok(
+    callLines.some((line) => String(line.msg).startsWith('disk quota')),
+    'an eviction was logged during a call',
+  );
   for (const line of callLines) {
     assert.ok(callIds.includes(String(line.callId)), `no callId: ${JSON.stringify(line)}`);
     assert.equal(line.conversationId, 'conv-logs');

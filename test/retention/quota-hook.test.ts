@@ -14,7 +14,8 @@ test('a server has one disk-quota guard: the one on its spills is the one /healt
   t.after(() => runtime.stop());
   runtime.host.registerTool({ name: 'blob', description: 'blob', inputSchema: { type: 'object' }, handler: () => ({ value: kib(10) }) });
   for (let i = 0; i < 4; i += 1) await runtime.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'c1' });
-  const quota = () => (runtime.host.health() as { retention: { quota: { maxBytesPerConversation: number; evicted: { files: number }; bytes?: number } } }).retention.quota;
+  const quota = () =>
+    (runtime.host.health() as { retention: { quota: { maxBytesPerConversation: number; evicted: { files: number }; bytes?: number } } }).retention.quota;
   assert.equal(quota().maxBytesPerConversation, 25 * 1024);
   assert.ok(quota().evicted.files >= 2, `the spills' guard evicted and /healthz shows it: ${JSON.stringify(quota())}`);
   assert.ok(quota().bytes !== undefined, 'the guard keeps a running total');

@@ -62,7 +62,10 @@ test('a lock held by a live process is respected, and names it', async (t) => {
   const lockPath = path.join(root, sweepLockName);
   await writeFile(lockPath, JSON.stringify({ pid: child.pid, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z', token: 'live' }));
   const file = await seedFile(root, 'c/results/0001-a.jsonl', 9, Date.now());
-  await assert.rejects(sweepSandbox({ root, olderThanMs: 7 * day }), (error: unknown) => isLocked(error) && (error as Error).message.includes(`pid ${child.pid}`));
+  await assert.rejects(
+    sweepSandbox({ root, olderThanMs: 7 * day }),
+    (error: unknown) => isLocked(error) && (error as Error).message.includes(`pid ${child.pid}`),
+  );
   await lstat(file);
   assert.match(await readFile(lockPath, 'utf8'), /"token":"live"/, 'the live lock was left alone');
 });
@@ -78,7 +81,10 @@ test('a lock whose pid now belongs to another process (pid reuse) or that is not
     return;
   }
   // This process is alive, but it is not the process that wrote the lock: its start time differs.
-  await writeFile(lockPath, JSON.stringify({ pid: process.pid, hostname: hostname(), processStart: '1', startedAt: '2026-01-01T00:00:00.000Z', token: 'reused' }));
+  await writeFile(
+    lockPath,
+    JSON.stringify({ pid: process.pid, hostname: hostname(), processStart: '1', startedAt: '2026-01-01T00:00:00.000Z', token: 'reused' }),
+  );
   const taken = await acquireSweepLock(root);
   assert.match(await readFile(lockPath, 'utf8'), new RegExp(taken.owner.token));
   await taken.release();

@@ -33,33 +33,39 @@ async function listTree(root: string): Promise<string[]> {
 
 test('for any sandbox, the sweep removes exactly the non-output files older than the retention, each with its sidecar', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.uniqueArray(fileArbitrary, { minLength: 1, maxLength: 25, selector: (file) => `${file.conversation}/${file.folder}/${file.sub}${file.name}` }), async (files) => {
-      const { root, cleanup } = await tempSandbox();
-      try {
-        const nowMs = Date.now();
-        const expected: string[] = [];
-        for (const file of files) {
-          const relative = `${file.conversation}/${file.folder}/${file.sub}${file.name}.jsonl`;
-          await seedFile(root, relative, file.ageDays, nowMs);
-          if (file.sidecar) await seedFile(root, `${relative}.meta.json`, file.ageDays, nowMs, '{}');
-          if (file.folder !== 'outputs' && file.ageDays > 7) {
-            expected.push(relative);
-            if (file.sidecar) expected.push(`${relative}.meta.json`);
+    fc.asyncProperty(
+      fc.uniqueArray(fileArbitrary, { minLength: 1, maxLength: 25, selector: (file) => `${file.conversation}/${file.folder}/${file.sub}${file.name}` }),
+      async (files) => {
+        const { root, cleanup } = await tempSandbox();
+        try {
+          const nowMs = Date.now();
+          const expected: string[] = [];
+          for (const file of files) {
+            const relative = `${file.conversation}/${file.folder}/${file.sub}${file.name}.jsonl`;
+            await seedFile(root, relative, file.ageDays, nowMs);
+            if (file.sidecar) await seedFile(root, `${relative}.meta.json`, file.ageDays, nowMs, '{}');
+            if (file.folder !== 'outputs' && file.ageDays > 7) {
+              expected.push(relative);
+              if (file.sidecar) expected.push(`${relative}.meta.json`);
+            }
           }
+          const before = await listTree(root);
+          const dry = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs), dryRun: true, listPaths: true });
+          assert.deepEqual(await listTree(root), before);
+          const report = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs) });
+          const after = await listTree(root);
+          assert.deepEqual(
+            before.filter((file) => !after.includes(file)),
+            expected.sort(),
+          );
+          assert.deepEqual(dry.paths?.filter((entry) => !entry.endsWith('/')).sort(), expected.sort());
+          assert.equal(report.deleted.files, expected.length);
+          assert.equal(report.scanned.files, report.deleted.files + report.kept.files + report.skipped.files + report.errors.files);
+        } finally {
+          await cleanup();
         }
-        const before = await listTree(root);
-        const dry = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs), dryRun: true, listPaths: true });
-        assert.deepEqual(await listTree(root), before);
-        const report = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs) });
-        const after = await listTree(root);
-        assert.deepEqual(before.filter((file) => !after.includes(file)), expected.sort());
-        assert.deepEqual(dry.paths?.filter((entry) => !entry.endsWith('/')).sort(), expected.sort());
-        assert.equal(report.deleted.files, expected.length);
-        assert.equal(report.scanned.files, report.deleted.files + report.kept.files + report.skipped.files + report.errors.files);
-      } finally {
-        await cleanup();
-      }
-    }),
+      },
+    ),
     { numRuns: 25 },
   );
 });

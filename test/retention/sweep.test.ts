@@ -71,7 +71,14 @@ test('across many conversations exactly the expired non-output files go, with th
   assert.equal(report.scanned.bytes, report.deleted.bytes + report.kept.bytes + report.skipped.bytes + report.errors.bytes);
   assert.equal(report.errors.files, 0);
   // The fixed folders stay even when emptied.
-  for (let c = 0; c < 40; c += 1) assert.deepEqual((await readdir(path.join(root, `conv-${c}`))).filter((name) => !name.startsWith('.')).sort(), ['args', 'errors', 'outputs', 'results', 'scripts']);
+  for (let c = 0; c < 40; c += 1)
+    assert.deepEqual((await readdir(path.join(root, `conv-${c}`))).filter((name) => !name.startsWith('.')).sort(), [
+      'args',
+      'errors',
+      'outputs',
+      'results',
+      'scripts',
+    ]);
 });
 
 test('a dry run deletes nothing and lists exactly what the real sweep then deletes', async (t) => {
@@ -96,10 +103,7 @@ test('a dry run deletes nothing and lists exactly what the real sweep then delet
   const after = await listTree(root);
   const gone = before.filter((file) => !after.includes(file));
   assert.deepEqual([...(dry.paths ?? [])].sort(), [...(real.paths ?? [])].sort());
-  assert.deepEqual(
-    (dry.paths ?? []).filter((entry) => !entry.endsWith('/')).sort(),
-    gone.sort(),
-  );
+  assert.deepEqual((dry.paths ?? []).filter((entry) => !entry.endsWith('/')).sort(), gone.sort());
   assert.deepEqual(dry.deleted, real.deleted);
   assert.ok(dry.paths?.includes('a/args/batch/'), 'the emptied sub-folder is listed');
   await assert.rejects(stat(path.join(root, 'a/args/batch')), 'the emptied sub-folder went');
@@ -210,14 +214,26 @@ test('a root without the marker and a root of / are refused before anything is t
   const nowMs = Date.now();
   const file = await seedFile(root, 'c/results/0001-a.jsonl', 30, nowMs);
   await rm(path.join(root, '.spillway-sandbox'));
-  await assert.rejects(sweepSandbox({ root, olderThanMs: week }), (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID' && /marker/.test(error.message));
+  await assert.rejects(
+    sweepSandbox({ root, olderThanMs: week }),
+    (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID' && /marker/.test(error.message),
+  );
   await stat(file);
-  await assert.rejects(sweepSandbox({ root: '/', olderThanMs: week }), (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID' && /filesystem root/.test(error.message));
+  await assert.rejects(
+    sweepSandbox({ root: '/', olderThanMs: week }),
+    (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID' && /filesystem root/.test(error.message),
+  );
   // A symlink that leads to / is a root of / too.
   const linkToSlash = path.join(path.dirname(root), 'slash');
   await symlink('/', linkToSlash);
-  await assert.rejects(sweepSandbox({ root: linkToSlash, olderThanMs: week }), (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID');
-  await assert.rejects(sweepSandbox({ root: path.join(root, 'missing'), olderThanMs: week }), (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID');
+  await assert.rejects(
+    sweepSandbox({ root: linkToSlash, olderThanMs: week }),
+    (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID',
+  );
+  await assert.rejects(
+    sweepSandbox({ root: path.join(root, 'missing'), olderThanMs: week }),
+    (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID',
+  );
 });
 
 test('an age of zero or less is refused', async (t) => {
@@ -296,7 +312,10 @@ test('the sweep records removed files so the expiry log names them with the swee
   await seedFile(root, 'c/results/0001-a.jsonl.meta.json', 9, nowMs, '{}');
   await seedFile(root, 'c/scripts/sub/s.js', 9, nowMs);
   await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs) });
-  const lines = (await readFile(path.join(root, 'c', '.expired.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { path: string; expiredAt: string });
+  const lines = (await readFile(path.join(root, 'c', '.expired.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { path: string; expiredAt: string });
   assert.deepEqual(lines.map((line) => line.path).sort(), ['results/0001-a.jsonl', 'scripts/sub/s.js']);
   for (const line of lines) assert.equal(line.expiredAt, new Date(nowMs).toISOString());
 });

@@ -43,7 +43,17 @@ function unicodeStrings(seed: number): (length: number) => string {
 }
 
 test('a script reshapes a 10,000-row spill into an args file whose values equal the source exactly', async (t) => {
-  const env = await tempHost({ args: { maxBytes: 16 * 1024 * 1024 }, script: { timeoutMs: 120000, memoryBytes: 256 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 268435456, maxWriteBytes: 67108864, maxOutputChars: 1000000 } });
+  const env = await tempHost({
+    args: { maxBytes: 16 * 1024 * 1024 },
+    script: {
+      timeoutMs: 120000,
+      memoryBytes: 256 * 1024 * 1024,
+      stackBytes: 262144,
+      maxReadBytes: 268435456,
+      maxWriteBytes: 67108864,
+      maxOutputChars: 1000000,
+    },
+  });
   t.after(() => env.cleanup());
   const text = unicodeStrings(20261130);
   const rows = Array.from({ length: 10_000 }, (_, index) => ({
@@ -76,7 +86,12 @@ test('a script reshapes a 10,000-row spill into an args file whose values equal 
     assert.equal(item.ref, row.id);
     assert.equal(item.amount, row.amount);
     // Byte-for-byte: the UTF-8 encodings are identical, not just equal after normalisation.
-    for (const [got, want] of [[item.title, row.title], [item.body, row.body], [item.labels[0], row.tags[0]], [item.labels[1], row.tags[1]]] as [string, string][]) {
+    for (const [got, want] of [
+      [item.title, row.title],
+      [item.body, row.body],
+      [item.labels[0], row.tags[0]],
+      [item.labels[1], row.tags[1]],
+    ] as [string, string][]) {
       assert.ok(Buffer.from(got, 'utf8').equals(Buffer.from(want, 'utf8')), `row ${index}: ${JSON.stringify(got)} !== ${JSON.stringify(want)}`);
     }
   }
@@ -96,7 +111,10 @@ test('a script reshapes a 10,000-row spill into an args file whose values equal 
         return { value: { imported: (args.items as unknown[]).length } };
       },
     });
-    const delegated = await env.host.execute({ name: 'call_with_args_file', arguments: { tool: 'bulk_import', argsPath: 'args/reshaped.json' } }, { conversationId: 'c1' });
+    const delegated = await env.host.execute(
+      { name: 'call_with_args_file', arguments: { tool: 'bulk_import', argsPath: 'args/reshaped.json' } },
+      { conversationId: 'c1' },
+    );
     assert.equal(delegated.isError, false, delegated.text);
     assert.deepEqual(received, parsed);
   });

@@ -14,7 +14,16 @@ describe('run_script host API', () => {
   const rows = makeRows(2500);
 
   before(async () => {
-    env = await tempHost({ script: { timeoutMs: 30000, memoryBytes: 128 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 8 * 1024 * 1024, maxWriteBytes: 8 * 1024 * 1024, maxOutputChars: 1_000_000 } });
+    env = await tempHost({
+      script: {
+        timeoutMs: 30000,
+        memoryBytes: 128 * 1024 * 1024,
+        stackBytes: 262144,
+        maxReadBytes: 8 * 1024 * 1024,
+        maxWriteBytes: 8 * 1024 * 1024,
+        maxOutputChars: 1_000_000,
+      },
+    });
     dir = path.join(env.sandboxRoot, 'c1');
     env.host.registerTool({ name: 'rows', description: 'rows', inputSchema: { type: 'object' }, handler: () => ({ value: rows }) });
     const spilled = await env.host.execute({ name: 'rows', arguments: {} }, { conversationId: 'c1' });
@@ -33,9 +42,12 @@ describe('run_script host API', () => {
   });
 
   test('readRows pages with offset and limit, and the pages add up to the whole table', async () => {
-    const code = 'const all = []; for (let offset = 0; ; offset += 300) { const page = readRows(args.path, { offset, limit: 300 }); if (page.length === 0) break; all.push(...page); }';
+    const code =
+      'const all = []; for (let offset = 0; ; offset += 300) { const page = readRows(args.path, { offset, limit: 300 }); if (page.length === 0) break; all.push(...page); }';
     assert.deepEqual(await rowsThroughFile(code, 'paged'), rows);
-    const page = scriptResult(await runScript(env.host, 'return readRows(args.path, { offset: 2498, limit: 10 }).map((row) => row.id);', { args: { path: spill } }));
+    const page = scriptResult(
+      await runScript(env.host, 'return readRows(args.path, { offset: 2498, limit: 10 }).map((row) => row.id);', { args: { path: spill } }),
+    );
     assert.deepEqual(page, [2499, 2500]);
     assert.deepEqual(scriptResult(await runScript(env.host, 'return readRows(args.path, { offset: 9999 });', { args: { path: spill } })), []);
   });
@@ -75,16 +87,25 @@ describe('run_script host API', () => {
   });
 
   test('writeJson writes pretty JSON under args/ and returns the path; outputs/ files become attachments with a free name', async () => {
-    const result = await runScript(env.host, "writeJson('args/a.json', { x: [1, 2] }); const first = writeText('outputs/report.txt', 'one'); const again = writeText('outputs/report.txt', 'two'); return [first, again];");
+    const result = await runScript(
+      env.host,
+      "writeJson('args/a.json', { x: [1, 2] }); const first = writeText('outputs/report.txt', 'one'); const again = writeText('outputs/report.txt', 'two'); return [first, again];",
+    );
     assert.deepEqual(scriptResult(result), ['outputs/report.txt', 'outputs/report.txt']);
     assert.equal(await readFile(path.join(dir, 'args', 'a.json'), 'utf8'), '{\n  "x": [\n    1,\n    2\n  ]\n}\n');
     assert.deepEqual((result.value as { written: string[] }).written, ['args/a.json', 'outputs/report.txt']);
-    assert.deepEqual(result.attachments.map((attachment) => [attachment.path, attachment.bytes, attachment.uri]), [['outputs/report.txt', 3, 'spillway://sandbox/outputs/report.txt']]);
+    assert.deepEqual(
+      result.attachments.map((attachment) => [attachment.path, attachment.bytes, attachment.uri]),
+      [['outputs/report.txt', 3, 'spillway://sandbox/outputs/report.txt']],
+    );
     // A later run never replaces the download the user already has.
     const second = await runScript(env.host, "return writeText('outputs/report.txt', 'three');");
     assert.equal(scriptResult(second), 'outputs/report (2).txt');
     assert.equal(await readFile(path.join(dir, 'outputs', 'report.txt'), 'utf8'), 'two');
-    assert.deepEqual(second.attachments.map((attachment) => attachment.path), ['outputs/report (2).txt']);
+    assert.deepEqual(
+      second.attachments.map((attachment) => attachment.path),
+      ['outputs/report (2).txt'],
+    );
     const leftovers = (await readdir(path.join(dir, 'outputs'))).filter((name) => name.endsWith('.tmp'));
     assert.deepEqual(leftovers, [], 'atomic writes leave no temporary files');
   });
@@ -101,7 +122,10 @@ describe('run_script host API', () => {
   });
 
   test('a script that returns nothing gives null; await works on host functions', async () => {
-    assert.equal(scriptResult(await runScript(env.host, 'const rows = await readRows(args.path, { limit: 1 }); console.log(rows.length);', { args: { path: spill } })), null);
+    assert.equal(
+      scriptResult(await runScript(env.host, 'const rows = await readRows(args.path, { limit: 1 }); console.log(rows.length);', { args: { path: spill } })),
+      null,
+    );
   });
 
   test('listFiles lists the conversation with rows and columns', async () => {
@@ -112,11 +136,23 @@ describe('run_script host API', () => {
   });
 
   test('a script saved under scripts/ runs by path, with its path in stacks', async () => {
-    const saved = await env.host.execute({ name: 'write_file', arguments: { path: 'scripts/count.js', content: 'const rows = readRows(args.path);\nif (args.fail) throw new Error("asked to fail");\nreturn rows.length;\n' } }, { conversationId: 'c1' });
+    const saved = await env.host.execute(
+      {
+        name: 'write_file',
+        arguments: {
+          path: 'scripts/count.js',
+          content: 'const rows = readRows(args.path);\nif (args.fail) throw new Error("asked to fail");\nreturn rows.length;\n',
+        },
+      },
+      { conversationId: 'c1' },
+    );
     assert.equal(saved.isError, false, saved.text);
     const ok = await env.host.execute({ name: 'run_script', arguments: { path: 'scripts/count.js', args: { path: spill } } }, { conversationId: 'c1' });
     assert.equal(scriptResult(ok), 2500);
-    const failed = await env.host.execute({ name: 'run_script', arguments: { path: 'scripts/count.js', args: { path: spill, fail: true } } }, { conversationId: 'c1' });
+    const failed = await env.host.execute(
+      { name: 'run_script', arguments: { path: 'scripts/count.js', args: { path: spill, fail: true } } },
+      { conversationId: 'c1' },
+    );
     assert.match(failed.text, /at <anonymous> \(scripts\/count\.js:2:\d+\)/);
     const outsideScripts = await env.host.execute({ name: 'run_script', arguments: { path: spill } }, { conversationId: 'c1' });
     assert.equal(outsideScripts.error?.code, 'PATH_FOLDER_NOT_ALLOWED');

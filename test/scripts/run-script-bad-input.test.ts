@@ -15,7 +15,16 @@ describe('run_script bad input', () => {
   const secret = 'OUTSIDE-SECRET-4711';
 
   before(async () => {
-    env = await tempHost({ script: { timeoutMs: 3000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 64 * 1024 * 1024, maxWriteBytes: 8 * 1024 * 1024, maxOutputChars: 100000 } });
+    env = await tempHost({
+      script: {
+        timeoutMs: 3000,
+        memoryBytes: 64 * 1024 * 1024,
+        stackBytes: 262144,
+        maxReadBytes: 64 * 1024 * 1024,
+        maxWriteBytes: 8 * 1024 * 1024,
+        maxOutputChars: 100000,
+      },
+    });
     conversationDir = path.join(env.sandboxRoot, 'c1');
     await mkdir(path.join(env.sandboxRoot, 'other', 'results'), { recursive: true });
     await writeFile(path.join(env.sandboxRoot, 'other', 'results', 'secret.txt'), secret);
@@ -87,7 +96,7 @@ describe('run_script bad input', () => {
     assert.equal((result.error?.details as { column: number }).column, 7);
   });
 
-  test('an exception comes back with the script\'s own stack', async () => {
+  test("an exception comes back with the script's own stack", async () => {
     const code = ['function inner(value) {', '  throw new Error("bad value " + value);', '}', 'function outer() { inner(7); }', 'outer();'].join('\n');
     const result = await expectFailure(code, 'SCRIPT_ERROR', /^Error: bad value 7/);
     assert.match(result.text, /at inner \(inline\.js:2:\d+\)/);
@@ -158,8 +167,8 @@ describe('run_script bad input', () => {
     await expectFailure('return WebAssembly.compile(new Uint8Array([0, 97, 115, 109]));', 'SCRIPT_ERROR', /run_script has no WebAssembly/);
   });
 
-  test('eval of the host API\'s objects reaches only the guest realm', async () => {
-    await expectFailure("return eval('readText.constructor(\"return process\")()');", 'SCRIPT_ERROR', /'process' is not defined/);
+  test("eval of the host API's objects reaches only the guest realm", async () => {
+    await expectFailure('return eval(\'readText.constructor("return process")()\');', 'SCRIPT_ERROR', /'process' is not defined/);
     await expectFailure("return Object.getPrototypeOf(writeJson).constructor('return require')();", 'SCRIPT_ERROR', /'require' is not defined/);
     await expectFailure("return console.log.constructor.constructor('return globalThis.process.mainModule')();", 'SCRIPT_ERROR', /TypeError/);
   });
@@ -172,7 +181,7 @@ describe('run_script bad input', () => {
   });
 
   test('prototype pollution through an arguments file is refused', async () => {
-    await expectFailure("writeText('args/evil.json', '{\"__proto__\": {\"polluted\": true}}');", 'INVALID_JSON', /__proto__/);
+    await expectFailure('writeText(\'args/evil.json\', \'{"__proto__": {"polluted": true}}\');', 'INVALID_JSON', /__proto__/);
     await assert.rejects(access(path.join(conversationDir, 'args', 'evil.json')));
   });
 

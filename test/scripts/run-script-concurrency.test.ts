@@ -6,7 +6,10 @@ import { waitForFile } from '../helpers/wait-for.js';
 import { runScript, scriptResult } from './helpers.js';
 
 test('a busy script runs off the main thread: other calls finish while it spins', async (t) => {
-  const env = await tempHost({ workers: { poolSize: 2, maxQueue: 4, taskTimeoutMs: 600000 }, script: { timeoutMs: 600000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  const env = await tempHost({
+    workers: { poolSize: 2, maxQueue: 4, taskTimeoutMs: 600000 },
+    script: { timeoutMs: 600000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 },
+  });
   t.after(() => env.cleanup());
   // The spinning script only ends when it is cancelled, after the other two calls have
   // finished: so they finished while it spun (no race against its time limit).
@@ -24,7 +27,10 @@ test('a busy script runs off the main thread: other calls finish while it spins'
 });
 
 test('calls beyond the worker pool and its queue are refused with SCRIPT_BUSY, and later calls work', async (t) => {
-  const env = await tempHost({ workers: { poolSize: 1, maxQueue: 1, taskTimeoutMs: 600000 }, script: { timeoutMs: 2000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  const env = await tempHost({
+    workers: { poolSize: 1, maxQueue: 1, taskTimeoutMs: 600000 },
+    script: { timeoutMs: 2000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 },
+  });
   t.after(() => env.cleanup());
   const running = runScript(env.host, 'while (true) {}');
   const queued = runScript(env.host, 'return "queued";');
@@ -36,7 +42,9 @@ test('calls beyond the worker pool and its queue are refused with SCRIPT_BUSY, a
 });
 
 test('closing the host stops a running script', async () => {
-  const env = await tempHost({ script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  const env = await tempHost({
+    script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 },
+  });
   // The script marks that it runs (a write goes through the main thread), then spins.
   const running = runScript(env.host, 'writeText("scripts/started.txt", "x"); while (true) {}');
   await waitForFile(path.join(env.sandboxRoot, 'c1', 'scripts', 'started.txt'));
@@ -46,7 +54,9 @@ test('closing the host stops a running script', async () => {
 });
 
 test('closing the host while the script worker is still starting settles the call and the close', async () => {
-  const env = await tempHost({ script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  const env = await tempHost({
+    script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 },
+  });
   const running = runScript(env.host, 'while (true) {}');
   // No wait: the worker thread is still loading QuickJS when the host closes.
   await new Promise((resolve) => setImmediate(resolve));
@@ -56,7 +66,9 @@ test('closing the host while the script worker is still starting settles the cal
 });
 
 test('a cancelled call stops its script, and the next call works', async (t) => {
-  const env = await tempHost({ script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 } });
+  const env = await tempHost({
+    script: { timeoutMs: 60000, memoryBytes: 64 * 1024 * 1024, stackBytes: 262144, maxReadBytes: 1 << 24, maxWriteBytes: 1 << 24, maxOutputChars: 100000 },
+  });
   t.after(() => env.cleanup());
   const controller = new AbortController();
   const running = env.host.execute(

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startHttpFront } from '../../src/mcp/http-server.js';
 import { tempHost } from '../helpers/temp-host.js';
 
-test('over MCP, write_file and run_script work in the session\'s conversation and outputs come back as resource links', async (t) => {
+test("over MCP, write_file and run_script work in the session's conversation and outputs come back as resource links", async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
   const front = await startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
@@ -19,7 +19,10 @@ test('over MCP, write_file and run_script work in the session\'s conversation an
   assert.ok(names.includes('run_script') && names.includes('write_file'));
   assert.match(tools.tools.find((tool) => tool.name === 'run_script')?.description ?? '', /call_with_args_file/);
 
-  const saved = await client.callTool({ name: 'write_file', arguments: { path: 'scripts/report.js', content: "writeText('outputs/report.csv', 'a,b\\n1,2\\n');\nreturn args.n * 2;\n" } });
+  const saved = await client.callTool({
+    name: 'write_file',
+    arguments: { path: 'scripts/report.js', content: "writeText('outputs/report.csv', 'a,b\\n1,2\\n');\nreturn args.n * 2;\n" },
+  });
   assert.notEqual(saved.isError, true);
   const ran = await client.callTool({ name: 'run_script', arguments: { path: 'scripts/report.js', args: { n: 21 } } });
   assert.notEqual(ran.isError, true, JSON.stringify(ran));

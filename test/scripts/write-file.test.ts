@@ -27,7 +27,10 @@ describe('write_file', () => {
     const result = await write({ path: 'scripts/a.js', content: 'return 2;\n' });
     assert.equal(result.isError, false);
     assert.equal(await readFile(path.join(dir, 'scripts', 'a.js'), 'utf8'), 'return 2;\n');
-    assert.deepEqual((await readdir(path.join(dir, 'scripts'))).filter((name) => name.endsWith('.tmp')), []);
+    assert.deepEqual(
+      (await readdir(path.join(dir, 'scripts'))).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
   });
 
   test('nested folders under args/ are created', async () => {

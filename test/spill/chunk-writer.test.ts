@@ -29,7 +29,10 @@ async function writeAll(pieces: { text: string; newline: boolean }[]): Promise<{
 
 test('long texts are cut between code points and counted exactly', async () => {
   const text = `${'a'.repeat(349_524)}${'𝄞'.repeat(400_000)}é`;
-  const { out, writer } = await writeAll([{ text, newline: true }, { text: 'x', newline: false }]);
+  const { out, writer } = await writeAll([
+    { text, newline: true },
+    { text: 'x', newline: false },
+  ]);
   assert.deepEqual(out, Buffer.from(`${text}\nx`));
   assert.equal(writer.bytes, out.length);
   assert.equal(writer.replacedInvalidUnicode, false);
@@ -47,7 +50,13 @@ test('many lines cross buffer boundaries without losing a byte; a lone surrogate
 test('property: the bytes written are the UTF-8 of the pieces, whatever their sizes', async () => {
   await fc.assert(
     fc.asyncProperty(
-      fc.array(fc.record({ text: fc.oneof(fc.string({ unit: 'binary', maxLength: 50 }), fc.string({ unit: 'grapheme', minLength: 100_000, maxLength: 120_000 })), newline: fc.boolean() }), { maxLength: 12 }),
+      fc.array(
+        fc.record({
+          text: fc.oneof(fc.string({ unit: 'binary', maxLength: 50 }), fc.string({ unit: 'grapheme', minLength: 100_000, maxLength: 120_000 })),
+          newline: fc.boolean(),
+        }),
+        { maxLength: 12 },
+      ),
       async (pieces) => {
         const { out, writer } = await writeAll(pieces);
         const expected = Buffer.concat(pieces.map((piece) => Buffer.from(piece.text + (piece.newline ? '\n' : ''))));

@@ -18,7 +18,13 @@ test('property: for any array (any indentation, optionally inside an object), ea
     fc.property(
       fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 12 }),
       fc.constantFrom(undefined, 0, 1, 2, '\t', ' \r\n'),
-      fc.option(fc.dictionary(fc.string({ maxLength: 4 }).filter((key) => key !== 'rows' && key !== '__proto__'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })),
+      fc.option(
+        fc.dictionary(
+          fc.string({ maxLength: 4 }).filter((key) => key !== 'rows' && key !== '__proto__'),
+          fc.jsonValue({ maxDepth: 2 }),
+          { maxKeys: 3 },
+        ),
+      ),
       (elements, indent, envelope) => {
         const value = envelope === null ? elements : { ...envelope, rows: elements };
         const source = JSON.stringify(value, null, indent);
@@ -46,7 +52,10 @@ test('property: for any array (any indentation, optionally inside an object), ea
 test('rows with nested values, escapes, line breaks or a huge escaped string still slice exactly', () => {
   const rows = [{ a: { b: [1, { c: '}' }] } }, { q: 'say "hi" \\ ]' }, { u: 'é\u2028𝄞' }, { big: '"'.repeat(2_000_000) }, { z: 1 }];
   const source = JSON.stringify(rows);
-  assert.deepEqual(elementSlices(source)?.map((slice) => JSON.parse(slice!)), rows);
+  assert.deepEqual(
+    elementSlices(source)?.map((slice) => JSON.parse(slice!)),
+    rows,
+  );
   const pretty = `[${JSON.stringify(rows[0])},\n${JSON.stringify(rows[1], null, 1)}]`;
   assert.deepEqual(elementSlices(pretty), [JSON.stringify(rows[0]), undefined]);
 });

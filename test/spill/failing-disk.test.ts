@@ -44,7 +44,16 @@ test('the disk fills up in the middle of a spill: the call succeeds, no file app
   // 64 blocks of 1 KiB: the 4 MB spill fails part-way with EFBIG, like ENOSPC.
   const run = spawnSync('bash', ['-c', `trap '' XFSZ; ulimit -f 64; exec "${process.execPath}" "${fixture}"`], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
-  const report = JSON.parse(run.stdout) as { isError: boolean; spill: unknown; textStart: string; textEnd: string; textLength: number; bigLength: number; files: string[]; nextCallOk: boolean };
+  const report = JSON.parse(run.stdout) as {
+    isError: boolean;
+    spill: unknown;
+    textStart: string;
+    textEnd: string;
+    textLength: number;
+    bigLength: number;
+    files: string[];
+    nextCallOk: boolean;
+  };
   assert.equal(report.isError, false);
   assert.equal(report.spill, null);
   assert.equal(report.textStart, 'data line\ndata line\ndata line\n');

@@ -4,7 +4,11 @@ import fc from 'fast-check';
 import { shortenError } from '../../src/spill/shorten-error.js';
 
 test('a long traceback keeps its head and its last line (the exception)', () => {
-  const lines = ['Traceback (most recent call last):', ...Array.from({ length: 5000 }, (_, i) => `  File "x.py", line ${i}, in f`), 'ValueError: the real reason'];
+  const lines = [
+    'Traceback (most recent call last):',
+    ...Array.from({ length: 5000 }, (_, i) => `  File "x.py", line ${i}, in f`),
+    'ValueError: the real reason',
+  ];
   const short = shortenError(lines.join('\n'), 200, 200, 'errors/0001-x.txt');
   assert.ok(short.startsWith('Traceback (most recent call last):'));
   assert.ok(short.endsWith('ValueError: the real reason'));
@@ -18,8 +22,13 @@ test('a short message is left alone', () => {
 
 test('property: never splits a surrogate pair', () => {
   fc.assert(
-    fc.property(fc.string({ unit: 'grapheme', minLength: 300, maxLength: 600 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 50 }), (text, head, tail) => {
-      assert.ok(shortenError(text, head, tail).isWellFormed());
-    }),
+    fc.property(
+      fc.string({ unit: 'grapheme', minLength: 300, maxLength: 600 }),
+      fc.integer({ min: 1, max: 50 }),
+      fc.integer({ min: 1, max: 50 }),
+      (text, head, tail) => {
+        assert.ok(shortenError(text, head, tail).isWellFormed());
+      },
+    ),
   );
 });

@@ -40,7 +40,10 @@ test('image, audio and blob blocks become binary parts; several JSON text blocks
   });
   assert.equal(result.kind, 'json');
   assert.deepEqual(result.kind === 'json' && result.value, [{ a: 1 }, [2]]);
-  assert.deepEqual(result.binaries.map((part) => part.mimeType), ['image/png', 'audio/wav', 'application/pdf']);
+  assert.deepEqual(
+    result.binaries.map((part) => part.mimeType),
+    ['image/png', 'audio/wav', 'application/pdf'],
+  );
   assert.deepEqual(result.binaries[0]?.data, png);
 });
 
@@ -51,7 +54,10 @@ test('an empty result is empty text', () => {
 });
 
 test('property: any JSON container sent as text (any indentation) unwraps to the same value', () => {
-  const container = fc.oneof(fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 5 }), fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }));
+  const container = fc.oneof(
+    fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 5 }),
+    fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 }),
+  );
   fc.assert(
     fc.property(container, fc.constantFrom(undefined, 0, 2, '\t'), (value, indent) => {
       const result = unwrapMcpResult(text(JSON.stringify(value, null, indent)));

@@ -30,7 +30,10 @@ test('property: the whole-record prefix parses, is the first records in order, h
       const shown = Array.isArray(parsed) ? parsed : ((parsed as Record<string, unknown>).rows as unknown[]);
       assert.ok(Array.isArray(shown));
       assert.equal(shown.length, prefix.count);
-      assert.deepEqual(shown, records.slice(0, prefix.count).map((record) => JSON.parse(record)));
+      assert.deepEqual(
+        shown,
+        records.slice(0, prefix.count).map((record) => JSON.parse(record)),
+      );
       if (prefix.count > 0) assert.ok(utf8(prefix.text) <= budget, 'within budget');
       if (prefix.count < records.length) {
         // No gaps: the first record left out really did not fit.

@@ -32,7 +32,9 @@ async function fingerprint(url: string): Promise<unknown> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
-    const result = await admin.query("SELECT count(*)::int AS n, md5(string_agg(id || name, ',' ORDER BY id)) AS digest, (SELECT last_value FROM spillway_seq) AS seq, (SELECT count(*)::int FROM pg_tables WHERE schemaname = 'public') AS tables FROM spillway_items");
+    const result = await admin.query(
+      "SELECT count(*)::int AS n, md5(string_agg(id || name, ',' ORDER BY id)) AS digest, (SELECT last_value FROM spillway_seq) AS seq, (SELECT count(*)::int FROM pg_tables WHERE schemaname = 'public') AS tables FROM spillway_items",
+    );
     return result.rows[0];
   } finally {
     await admin.end();
@@ -94,7 +96,12 @@ test('PostgreSQL: true total, row limit, bytea as base64, errors with positions,
   const limited = await run('SELECT id, name FROM spillway_items ORDER BY id DESC;');
   assert.equal(limited.isError, false, limited.text);
   assert.deepEqual(
-    { total: limited.spill?.envelope?.fields.total, returned: limited.spill?.envelope?.fields.returned, limited: limited.spill?.envelope?.fields.limited, rows: limited.spill?.rows },
+    {
+      total: limited.spill?.envelope?.fields.total,
+      returned: limited.spill?.envelope?.fields.returned,
+      limited: limited.spill?.envelope?.fields.limited,
+      rows: limited.spill?.rows,
+    },
     { total: 2500, returned: 1000, limited: true, rows: 1000 },
   );
   assert.match(limited.text, /1,000 of 2,500 rows returned/);

@@ -21,7 +21,13 @@ test('a large result spills as a table and reports the true total beside the row
   assert.equal(result.spill?.format, 'jsonl');
   assert.equal(result.spill?.rows, expected);
   assert.deepEqual(result.spill?.columns, ['id', 'ts', 'amount', 'label']);
-  assert.deepEqual(result.spill?.envelope?.fields, { label: 'genuine', total: expected, returned: expected, limited: false, summary: `${expected.toLocaleString('en-US')} rows, all returned.` });
+  assert.deepEqual(result.spill?.envelope?.fields, {
+    label: 'genuine',
+    total: expected,
+    returned: expected,
+    limited: false,
+    summary: `${expected.toLocaleString('en-US')} rows, all returned.`,
+  });
   const lines = (await readFile(path.join(env.sandboxRoot, 'c1', result.spill!.path), 'utf8')).trimEnd().split('\n');
   assert.equal(lines.length, expected);
   assert.equal(JSON.parse(lines[0] as string).label, 'genuine');
@@ -30,7 +36,10 @@ test('a large result spills as a table and reports the true total beside the row
 test('the row limit is said plainly and the total is the database count over the whole match', async (t) => {
   const env = await tempHost({ demo: { rows: 3000, seed: 11 }, sql: { maxRows: 100 } });
   t.after(() => env.cleanup());
-  const result = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT * FROM transactions ORDER BY amount DESC;' } }, { conversationId: 'c1' });
+  const result = await env.host.execute(
+    { name: 'query_sql', arguments: { sql: 'SELECT * FROM transactions ORDER BY amount DESC;' } },
+    { conversationId: 'c1' },
+  );
   assert.equal(result.isError, false, result.text);
   const fields = result.spill?.envelope?.fields;
   assert.equal(fields?.total, 3000);
@@ -54,7 +63,10 @@ test('the row limit is said plainly and the total is the database count over the
 test('0 rows is a plain answer with the column names', async (t) => {
   const env = await tempHost({ demo: { rows: 500, seed: 1 } });
   t.after(() => env.cleanup());
-  const result = await env.host.execute({ name: 'query_sql', arguments: { sql: "SELECT id, amount FROM transactions WHERE label = 'nope'" } }, { conversationId: 'c1' });
+  const result = await env.host.execute(
+    { name: 'query_sql', arguments: { sql: "SELECT id, amount FROM transactions WHERE label = 'nope'" } },
+    { conversationId: 'c1' },
+  );
   assert.equal(result.isError, false);
   assert.deepEqual(result.value, { total: 0, returned: 0, limited: false, summary: 'The query matched no rows.', columns: ['id', 'amount'], rows: [] });
   assert.equal(result.spill, undefined);
@@ -153,9 +165,7 @@ test('a configured SQLite file that is missing or corrupt gets a clear error and
 
 function queryChildren(): string[] {
   const listing = execFileSync('ps', ['--ppid', String(process.pid), '-o', 'pid=,stat=,args='], { encoding: 'utf8' });
-  return listing
-    .split('\n')
-    .filter((line) => line.includes('sqlite-query-child') && !/\sZ/.test(line));
+  return listing.split('\n').filter((line) => line.includes('sqlite-query-child') && !/\sZ/.test(line));
 }
 
 test('the SQL source closes with the host: no query process outlives it', async () => {
@@ -176,7 +186,7 @@ test('a configuration reload that names another database is followed by the next
   assert.deepEqual((first.value as { rows: unknown[] }).rows, [{ n: 300 }]);
   const file = path.join(env.dir, 'other.sqlite');
   const db = new Database(file);
-  db.exec("CREATE TABLE transactions (id INTEGER); INSERT INTO transactions VALUES (1), (2)");
+  db.exec('CREATE TABLE transactions (id INTEGER); INSERT INTO transactions VALUES (1), (2)');
   db.close();
   env.host.updateConfig({ ...env.config, sql: { ...env.config.sql, source: { type: 'sqlite', file } } });
   const second = await env.host.execute({ name: 'query_sql', arguments: { sql: 'SELECT count(*) AS n FROM transactions' } }, { conversationId: 'c1' });

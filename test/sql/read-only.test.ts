@@ -20,8 +20,14 @@ function writeForms(dir: string): { name: string; sql: string }[] {
     { name: 'REPLACE', sql: "REPLACE INTO accounts (account_id, name, country, opened, risk_score) VALUES ('AC000001', 'x', 'DE', '2020-01-01', 1)" },
     { name: 'UPDATE', sql: 'UPDATE transactions SET amount = 0' },
     { name: 'UPDATE … RETURNING', sql: "UPDATE transactions SET label = 'genuine' WHERE label = 'fraud' RETURNING id" },
-    { name: 'CTE wrapping an UPDATE', sql: 'WITH doomed AS (SELECT id FROM transactions) UPDATE transactions SET amount = 0 WHERE id IN (SELECT id FROM doomed)' },
-    { name: 'CTE wrapping a DELETE … RETURNING', sql: 'WITH doomed AS (SELECT id FROM transactions LIMIT 5) DELETE FROM transactions WHERE id IN (SELECT id FROM doomed) RETURNING *' },
+    {
+      name: 'CTE wrapping an UPDATE',
+      sql: 'WITH doomed AS (SELECT id FROM transactions) UPDATE transactions SET amount = 0 WHERE id IN (SELECT id FROM doomed)',
+    },
+    {
+      name: 'CTE wrapping a DELETE … RETURNING',
+      sql: 'WITH doomed AS (SELECT id FROM transactions LIMIT 5) DELETE FROM transactions WHERE id IN (SELECT id FROM doomed) RETURNING *',
+    },
     { name: 'ATTACH', sql: `ATTACH DATABASE '${attached}' AS other` },
     { name: 'PRAGMA writable_schema', sql: 'PRAGMA writable_schema = ON' },
     { name: 'PRAGMA user_version(…)', sql: 'PRAGMA user_version(42)' },
@@ -45,7 +51,11 @@ async function fingerprint(file: string): Promise<{ hash: string; mtimeMs: numbe
   const bytes = await readFile(file);
   const db = new Database(file, { readonly: true });
   try {
-    const counts = db.prepare('SELECT (SELECT count(*) FROM transactions) AS transactions, (SELECT count(*) FROM accounts) AS accounts, (SELECT total(amount) FROM transactions) AS amount').get();
+    const counts = db
+      .prepare(
+        'SELECT (SELECT count(*) FROM transactions) AS transactions, (SELECT count(*) FROM accounts) AS accounts, (SELECT total(amount) FROM transactions) AS amount',
+      )
+      .get();
     return { hash: createHash('sha256').update(bytes).digest('hex'), mtimeMs: (await stat(file)).mtimeMs, counts };
   } finally {
     db.close();

@@ -146,7 +146,10 @@ test('call_with_args_file sends a 500 KB body byte for byte; the approval shows 
   assert.ok(!textOf(result).includes('libpthread'), 'the result the model reads does not repeat the body');
   const recordsFile = path.join(dir, 'data', 'records.jsonl');
   const record = await waitFor(async () => {
-    const lines = (await readFile(recordsFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = (await readFile(recordsFile, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     return lines.find((line) => line.conversationId === session.conversation && line.tool === 'call_with_args_file' && line.outcome === 'ok');
   }, 'the execution record');
   assert.deepEqual(record.arguments, short);
@@ -231,7 +234,7 @@ test('a client without elicitation support gets a refusal it can relay; allowed 
   assert.match(textOf(listed), /"state":"connected"/);
 });
 
-test('an upstream tools/list_changed reaches the MCP client as spillway\'s own tools/list_changed', async () => {
+test("an upstream tools/list_changed reaches the MCP client as spillway's own tools/list_changed", async () => {
   const session = await approvingSession();
   let notified = 0;
   session.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

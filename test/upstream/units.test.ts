@@ -12,7 +12,11 @@ function feed(transport: StdioTransport, chunk: Buffer): void {
 }
 
 test('stdio framing: any split of a stream of messages into chunks yields the same messages, in order', () => {
-  const message = fc.record({ jsonrpc: fc.constant('2.0' as const), method: fc.constantFrom('a', 'notifications/x'), params: fc.record({ text: fc.string({ unit: 'grapheme', maxLength: 40 }) }) });
+  const message = fc.record({
+    jsonrpc: fc.constant('2.0' as const),
+    method: fc.constantFrom('a', 'notifications/x'),
+    params: fc.record({ text: fc.string({ unit: 'grapheme', maxLength: 40 }) }),
+  });
   fc.assert(
     fc.property(fc.array(message, { minLength: 1, maxLength: 8 }), fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (messages, cuts, crlf) => {
       const transport = new StdioTransport({ command: 'unused', args: [], env: {}, maxMessageBytes: 1 << 20 });
@@ -42,15 +46,30 @@ test('stdio framing: a message over maxMessageBytes is reported, not buffered wi
 
 test('reconnect back-off doubles from the minimum, stays within [min, max], whatever the jitter', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 0, max: 100_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (failures, min, extra, random) => {
-      const max = min + extra;
-      const delay = reconnectDelay(failures, min, max, () => random);
-      assert.ok(delay >= min && delay <= max, `${delay} outside [${min}, ${max}]`);
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 60 }),
+      fc.integer({ min: 1, max: 5000 }),
+      fc.integer({ min: 0, max: 100_000 }),
+      fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+      (failures, min, extra, random) => {
+        const max = min + extra;
+        const delay = reconnectDelay(failures, min, max, () => random);
+        assert.ok(delay >= min && delay <= max, `${delay} outside [${min}, ${max}]`);
+      },
+    ),
   );
-  assert.equal(reconnectDelay(1, 1000, 60_000, () => 0.5), 1000);
-  assert.equal(reconnectDelay(3, 1000, 60_000, () => 0.5), 4000);
-  assert.equal(reconnectDelay(30, 1000, 60_000, () => 0.5), 60_000);
+  assert.equal(
+    reconnectDelay(1, 1000, 60_000, () => 0.5),
+    1000,
+  );
+  assert.equal(
+    reconnectDelay(3, 1000, 60_000, () => 0.5),
+    4000,
+  );
+  assert.equal(
+    reconnectDelay(30, 1000, 60_000, () => 0.5),
+    60_000,
+  );
 });
 
 test('a structuredContent that only wraps the text block is dropped so text spills as lines; richer ones stay', () => {

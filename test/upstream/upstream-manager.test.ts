@@ -10,7 +10,11 @@ import { httpUpstream, recordingEntry, waitFor } from './upstream-fixtures.js';
 
 const conversationId = 'c1';
 
-async function hostWithUpstreams(t: { after(fn: () => Promise<void>): void }, upstreams: (recordDir: string) => Record<string, unknown>, extra: Record<string, unknown> = {}) {
+async function hostWithUpstreams(
+  t: { after(fn: () => Promise<void>): void },
+  upstreams: (recordDir: string) => Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) {
   const recordDirHolder = { dir: '' };
   const env = await tempHost({
     upstreams: {},
@@ -22,7 +26,12 @@ async function hostWithUpstreams(t: { after(fn: () => Promise<void>): void }, up
   env.host.updateConfig({ ...env.config, upstreams: upstreams(recordDirHolder.dir) as TempHost['config']['upstreams'] });
   const manager = await startUpstreams(env.host);
   t.after(() => env.cleanup());
-  return { env, manager, recordDir: recordDirHolder.dir, call: (name: string, args: Record<string, unknown> = {}) => env.host.execute({ name, arguments: args }, { conversationId }) };
+  return {
+    env,
+    manager,
+    recordDir: recordDirHolder.dir,
+    call: (name: string, args: Record<string, unknown> = {}) => env.host.execute({ name, arguments: args }, { conversationId }),
+  };
 }
 
 test('upstream tools are offered as NAME__tool with their input schemas and origin, and answer through the host', async (t) => {
@@ -172,12 +181,18 @@ test('a Streamable HTTP upstream that goes away is reported and reconnected when
 });
 
 test('closing while an upstream hangs in its handshake stops it without waiting for the connect timeout', async (t) => {
-  const env = await tempHost({ upstreams: { mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } }, upstream: { timeoutMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 200 } });
+  const env = await tempHost({
+    upstreams: { mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } },
+    upstream: { timeoutMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 200 },
+  });
   t.after(() => env.cleanup());
   const manager = new UpstreamManager({ host: env.host, config: env.config, logger: env.host.logger });
   const started = manager.start();
   await waitFor(() => manager.get('mute')?.status().state === 'connecting', 'the attempt');
-  const outcome = await Promise.race([manager.close().then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 30_000, 'still waiting')).then((value) => value)]);
+  const outcome = await Promise.race([
+    manager.close().then(() => 'closed'),
+    new Promise((resolve) => setTimeout(resolve, 30_000, 'still waiting')).then((value) => value),
+  ]);
   assert.equal(outcome, 'closed', 'close() must abort the hanging handshake (the connect timeout is 10 minutes)');
   await started;
   assert.equal(manager.reports()[0]?.state, 'closed');

@@ -33,7 +33,10 @@ test('spillway upstreams lists each upstream with its tools as offered, exit 0 w
 test('spillway upstreams reports an upstream that fails to start with the reason, exit 1', async (t) => {
   const { code, stdout } = await spillwayUpstreams(
     t,
-    (dir) => ({ rec: recordingEntry(path.join(dir, 'received')), broken: { command: process.execPath, args: ['-e', 'process.stderr.write("cannot open database: permission denied\\n"); process.exit(4)'] } }),
+    (dir) => ({
+      rec: recordingEntry(path.join(dir, 'received')),
+      broken: { command: process.execPath, args: ['-e', 'process.stderr.write("cannot open database: permission denied\\n"); process.exit(4)'] },
+    }),
     ['--json'],
   );
   assert.equal(code, 1);

@@ -70,7 +70,15 @@ test('keys that need a restart keep their running values; a save by rename is se
   const applied = once(watcher, 'applied') as Promise<ConfigWatcherEvents['applied']>;
   // Editors save by writing a new file and renaming it over the old one.
   const temp = path.join(dir, '.spillway.json.swp');
-  await writeFile(temp, JSON.stringify({ sandbox: { root: 'elsewhere' }, data: { dir: 'data' }, log: { level: 'silent' }, reread: { maxLines: 42, maxChars: 40000, maxLineChars: 2000, maxMatches: 200, maxListEntries: 500 } }));
+  await writeFile(
+    temp,
+    JSON.stringify({
+      sandbox: { root: 'elsewhere' },
+      data: { dir: 'data' },
+      log: { level: 'silent' },
+      reread: { maxLines: 42, maxChars: 40000, maxLineChars: 2000, maxMatches: 200, maxListEntries: 500 },
+    }),
+  );
   await rename(temp, file);
   const [event] = await applied;
   assert.deepEqual(event.needsRestart, ['sandbox']);

@@ -94,7 +94,7 @@ function decisions(): { record: (file: string, announced: boolean) => void; next
   };
 }
 
-test('a file the host already announced (a tool\'s own export) is not announced twice', async (t) => {
+test("a file the host already announced (a tool's own export) is not announced twice", async (t) => {
   const env = await tempHost();
   t.after(() => env.cleanup());
   const decided = decisions();

@@ -22,7 +22,9 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
     const conversationId = values.conversation ?? `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const report = await runDemo({ host: runtime.host, conversationId, print: (line) => io.out(line) });
     const hasOutputs = report.files.some((file) => file.path.startsWith('outputs/'));
-    io.out(`\n${hasOutputs ? `Open the files in ${report.folder}/outputs` : `The files are in ${report.folder}`}. Next: \`npm start\` and connect a client (docs/connect.md).`);
+    io.out(
+      `\n${hasOutputs ? `Open the files in ${report.folder}/outputs` : `The files are in ${report.folder}`}. Next: \`npm start\` and connect a client (docs/connect.md).`,
+    );
     return report.steps.some((step) => step.status === 'failed') ? 1 : 0;
   } finally {
     await runtime.stop();

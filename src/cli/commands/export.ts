@@ -72,7 +72,12 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
       bar?.done();
       const notes = [...selectionNotes({ source, selection, stats: result.stats }), ...result.notes];
       if (values.json) io.out(JSON.stringify({ path: result.path, format, rows: result.rows, bytes: result.bytes, columns: result.columns, notes }, null, 2));
-      else io.out([`Wrote ${result.path}: ${plural(result.rows, 'row')} × ${plural(result.columns.length, 'column')}, ${formatBytes(result.bytes)}.`, ...notes].join('\n'));
+      else
+        io.out(
+          [`Wrote ${result.path}: ${plural(result.rows, 'row')} × ${plural(result.columns.length, 'column')}, ${formatBytes(result.bytes)}.`, ...notes].join(
+            '\n',
+          ),
+        );
     } else {
       const spec = { title: path.basename(source), blocks: [{ type: 'table' as const, source, selection }] };
       const task: DocumentTask = { spec, sources: { kind: 'local' }, output: target, maxTableRows: config.documents.maxTableRows };
@@ -81,7 +86,13 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
       const table = result.tables[0];
       const notes = [...(table === undefined ? [] : selectionNotes({ source, selection, stats: table.stats })), ...result.notes];
       if (values.json) io.out(JSON.stringify({ path: result.path, format, rows: result.rows, bytes: result.bytes, slides: result.slides, notes }, null, 2));
-      else io.out([`Wrote ${result.path}: ${plural(result.rows, 'table row')}${result.slides === undefined ? '' : ` on ${plural(result.slides, 'slide')}`}, ${formatBytes(result.bytes)}.`, ...notes].join('\n'));
+      else
+        io.out(
+          [
+            `Wrote ${result.path}: ${plural(result.rows, 'table row')}${result.slides === undefined ? '' : ` on ${plural(result.slides, 'slide')}`}, ${formatBytes(result.bytes)}.`,
+            ...notes,
+          ].join('\n'),
+        );
     }
     return 0;
   } finally {
@@ -92,7 +103,8 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
 
 function chooseFormat(format: string | undefined, output: string | undefined): Format {
   const candidate = format ?? (output === undefined ? undefined : path.extname(output).slice(1).toLowerCase());
-  if (candidate === undefined) throw new SpillwayError('INVALID_ARGUMENTS', 'Give --format (csv, xlsx, docx or pptx) or an -o file name with one of those extensions.');
+  if (candidate === undefined)
+    throw new SpillwayError('INVALID_ARGUMENTS', 'Give --format (csv, xlsx, docx or pptx) or an -o file name with one of those extensions.');
   if (!(formats as readonly string[]).includes(candidate)) {
     throw new SpillwayError('INVALID_ARGUMENTS', `--format must be one of ${formats.join(', ')} (got ${JSON.stringify(candidate)}).`, { format: candidate });
   }
@@ -139,7 +151,9 @@ function progressBar(): { update: (progress: ProgressMessage) => void; done: () 
       const width = 30;
       const filled = Math.round(fraction * width);
       const label = progress.phase === 'reading' ? 'reading' : progress.phase === 'sorting' ? 'sorting' : 'writing';
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(fraction * 100)).padStart(3)}% ${label} ${formatCount(progress.rows)} rows `);
+      process.stderr.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(fraction * 100)).padStart(3)}% ${label} ${formatCount(progress.rows)} rows `,
+      );
       shown = true;
     },
     done() {
@@ -148,4 +162,3 @@ function progressBar(): { update: (progress: ProgressMessage) => void; done: () 
     },
   };
 }
-

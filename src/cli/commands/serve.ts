@@ -57,7 +57,12 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     await runtime.stop();
     return 2;
   }
-  const front = await startHttpFront(host, { host: values.host ?? config.server.host, port, path: config.server.path, sessionIdleMs: config.server.sessionIdleMs });
+  const front = await startHttpFront(host, {
+    host: values.host ?? config.server.host,
+    port,
+    path: config.server.path,
+    sessionIdleMs: config.server.sessionIdleMs,
+  });
   host.onClose(() => front.close());
   io.out(
     [

@@ -31,7 +31,13 @@ export async function upstreamsCommand(argv: string[], io: CliIo): Promise<numbe
     await Promise.all(connections.map((connection) => connection.close()));
   }
   if (values.json) {
-    io.out(JSON.stringify({ upstreams: statuses.map((status) => ({ ...status, offered: status.tools.map((tool) => exposedToolName(status.name, tool)) })) }, null, 2));
+    io.out(
+      JSON.stringify(
+        { upstreams: statuses.map((status) => ({ ...status, offered: status.tools.map((tool) => exposedToolName(status.name, tool)) })) },
+        null,
+        2,
+      ),
+    );
   } else if (statuses.length === 0) {
     io.out('No upstream MCP servers are configured (config key "upstreams").');
   } else {

@@ -6,7 +6,8 @@ export const excelCellCharLimit = 32_767;
 
 /** Data rows one sheet holds under a row limit that counts the header. */
 export function dataRowsPerSheet(sheetRowLimit: number): number {
-  if (!Number.isSafeInteger(sheetRowLimit) || sheetRowLimit < 2) throw new RangeError(`sheet row limit must be an integer of at least 2 (got ${sheetRowLimit})`);
+  if (!Number.isSafeInteger(sheetRowLimit) || sheetRowLimit < 2)
+    throw new RangeError(`sheet row limit must be an integer of at least 2 (got ${sheetRowLimit})`);
   return sheetRowLimit - 1;
 }
 

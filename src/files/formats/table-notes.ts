@@ -2,7 +2,10 @@ import { SpillwayError } from '../../errors.js';
 
 /** A source with no rows and no header: there is nothing to put in a file. */
 export function emptyTableError(source: string): SpillwayError {
-  return new SpillwayError('NOT_A_TABLE', `${source} has no rows and no columns, so there is nothing to export. Check the query that produced it.`, { path: source, rows: 0 });
+  return new SpillwayError('NOT_A_TABLE', `${source} has no rows and no columns, so there is nothing to export. Check the query that produced it.`, {
+    path: source,
+    rows: 0,
+  });
 }
 
 /** Characters a cell of XLSX/DOCX/PPTX can hold: XML 1.0 forbids most control characters, so they are dropped. */

@@ -60,13 +60,20 @@ export async function selectRows(options: SelectRowsOptions): Promise<SelectedRo
   for (const key of selection.sort) if (!fields.includes(key.column)) fields.push(key.column);
   const stats: SelectionStats = { rows: 0, sourceRows: source.knownRows, rangePastEnd: false, mixedColumns: [] };
   const kinds = new Array<number>(columns.length).fill(0);
-  const progress = (phase: SelectionProgress['phase']) => options.onProgress?.({ phase, bytesRead: source.counter.bytesRead, bytes: source.bytes, rows: stats.rows });
+  const progress = (phase: SelectionProgress['phase']) =>
+    options.onProgress?.({ phase, bytesRead: source.counter.bytesRead, bytes: source.bytes, rows: stats.rows });
 
   const start = selection.range?.start ?? 0;
   const count = selection.range?.count ?? Infinity;
   const maxRows = options.maxRows ?? Infinity;
   const refuse = (rows: number, atLeast: boolean): never => {
-    throw options.tooMany?.(rows, atLeast) ?? new SpillwayError('ROW_LIMIT', `The selection has ${atLeast ? 'more than ' : ''}${formatCount(rows)} rows; at most ${formatCount(maxRows)} are allowed here.`);
+    throw (
+      options.tooMany?.(rows, atLeast) ??
+      new SpillwayError(
+        'ROW_LIMIT',
+        `The selection has ${atLeast ? 'more than ' : ''}${formatCount(rows)} rows; at most ${formatCount(maxRows)} are allowed here.`,
+      )
+    );
   };
   if (source.knownRows !== undefined) {
     const expected = Math.min(count, Math.max(0, source.knownRows - start));
@@ -78,7 +85,9 @@ export async function selectRows(options: SelectRowsOptions): Promise<SelectedRo
   };
   const finish = () => {
     stats.rangePastEnd = selection.range !== undefined && stats.sourceRows !== undefined && start >= stats.sourceRows && stats.sourceRows > 0;
-    stats.mixedColumns = columns.flatMap((column, index) => (isMixed(kinds[index] as number) ? [{ column: column.name, kinds: kindNames(kinds[index] as number) }] : []));
+    stats.mixedColumns = columns.flatMap((column, index) =>
+      isMixed(kinds[index] as number) ? [{ column: column.name, kinds: kindNames(kinds[index] as number) }] : [],
+    );
   };
 
   async function* streamed(): AsyncGenerator<unknown[][]> {
@@ -120,7 +129,10 @@ export async function selectRows(options: SelectRowsOptions): Promise<SelectedRo
     }
     stats.sourceRows = all.length;
     progress('sorting');
-    const order = sortOrder(all, selection.sort.map((key) => ({ index: fields.indexOf(key.column), descending: key.direction === 'desc' })));
+    const order = sortOrder(
+      all,
+      selection.sort.map((key) => ({ index: fields.indexOf(key.column), descending: key.direction === 'desc' })),
+    );
     const end = Math.min(all.length, start + count);
     if (end - start > maxRows) refuse(end - start, false);
     const width = columns.length;
@@ -246,7 +258,8 @@ function resolveColumns(selection: Selection, available: string[], sourceName: s
     // A source without rows has no columns to check against: the output gets the named header only.
     if (known.has(name) || available.length === 0) return;
     const similar = closeNames(name, available);
-    const list = available.length === 0 ? 'it has no rows, so no columns' : `its columns are: ${available.slice(0, 200).join(', ')}${available.length > 200 ? ', …' : ''}`;
+    const list =
+      available.length === 0 ? 'it has no rows, so no columns' : `its columns are: ${available.slice(0, 200).join(', ')}${available.length > 200 ? ', …' : ''}`;
     throw new SpillwayError(
       'UNKNOWN_COLUMN',
       `Unknown ${role} ${JSON.stringify(name)} in ${sourceName}; ${list}.${similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : ''}`,

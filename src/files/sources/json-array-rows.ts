@@ -74,10 +74,14 @@ export async function* jsonArrayRows(chunks: AsyncIterable<string>, name: string
           depth = 1;
           elementStart = at;
         } else {
-          throw new SpillwayError('NOT_A_TABLE', `Item ${formatCount(index + 1)} of the array in ${name} is not an object; a table is an array of row objects.`, {
-            path: name,
-            item: index + 1,
-          });
+          throw new SpillwayError(
+            'NOT_A_TABLE',
+            `Item ${formatCount(index + 1)} of the array in ${name} is not an object; a table is an array of row objects.`,
+            {
+              path: name,
+              item: index + 1,
+            },
+          );
         }
       } else {
         fail('there is more text after the closing "]"');
@@ -88,10 +92,14 @@ export async function* jsonArrayRows(chunks: AsyncIterable<string>, name: string
       pieces.push(piece);
       pieceChars += piece.length;
       if (pieceChars > maxJsonlLineChars) {
-        throw new SpillwayError('RESULT_TOO_LARGE', `Item ${formatCount(index + 1)} of ${name} is longer than ${formatCount(maxJsonlLineChars)} characters; a row that large is refused.`, {
-          path: name,
-          item: index + 1,
-        });
+        throw new SpillwayError(
+          'RESULT_TOO_LARGE',
+          `Item ${formatCount(index + 1)} of ${name} is longer than ${formatCount(maxJsonlLineChars)} characters; a row that large is refused.`,
+          {
+            path: name,
+            item: index + 1,
+          },
+        );
       }
     }
     if (batch.length > 0) yield batch;
@@ -106,13 +114,20 @@ function parseElement(text: string, index: number, name: string): Record<string,
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new SpillwayError('INVALID_JSON', `Item ${formatCount(index + 1)} of the array in ${name} is not valid JSON (${(error as Error).message}): ${preview(text)}.`, {
+    throw new SpillwayError(
+      'INVALID_JSON',
+      `Item ${formatCount(index + 1)} of the array in ${name} is not valid JSON (${(error as Error).message}): ${preview(text)}.`,
+      {
+        path: name,
+        item: index + 1,
+      },
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SpillwayError('NOT_A_TABLE', `Item ${formatCount(index + 1)} of ${name} is ${describeJsonValue(value)}, not a row object.`, {
       path: name,
       item: index + 1,
     });
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SpillwayError('NOT_A_TABLE', `Item ${formatCount(index + 1)} of ${name} is ${describeJsonValue(value)}, not a row object.`, { path: name, item: index + 1 });
   }
   return value as Record<string, unknown>;
 }

@@ -27,10 +27,14 @@ export async function* jsonlRows(chunks: AsyncIterable<string>, name: string): A
     }
     carry = start === 0 ? text : text.slice(start);
     if (carry.length > maxJsonlLineChars) {
-      throw new SpillwayError('RESULT_TOO_LARGE', `Line ${formatCount(lineNumber + 1)} of ${name} is longer than ${formatCount(maxJsonlLineChars)} characters; a table row that large is refused.`, {
-        path: name,
-        line: lineNumber + 1,
-      });
+      throw new SpillwayError(
+        'RESULT_TOO_LARGE',
+        `Line ${formatCount(lineNumber + 1)} of ${name} is longer than ${formatCount(maxJsonlLineChars)} characters; a table row that large is refused.`,
+        {
+          path: name,
+          line: lineNumber + 1,
+        },
+      );
     }
     if (batch.length > 0) yield batch;
   }

@@ -16,9 +16,7 @@ import { readTextChunks, type ReadCounter } from './read-chunks.js';
  * conversation sandbox, exactly as the model gave it); `local` is for the
  * `spillway export` CLI, whose user owns the filesystem.
  */
-export type SourceLocation =
-  | { kind: 'sandbox'; root: string; conversationId: string; path: string }
-  | { kind: 'local'; path: string };
+export type SourceLocation = { kind: 'sandbox'; root: string; conversationId: string; path: string } | { kind: 'local'; path: string };
 
 export type TableFormat = 'jsonl' | 'json' | 'csv';
 
@@ -80,7 +78,9 @@ async function openLocation(location: SourceLocation): Promise<OpenedSource> {
     handle = await open(location.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new SpillwayError('PATH_NOT_FOUND', `Cannot open ${location.path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}.`, { path: location.path });
+    throw new SpillwayError('PATH_NOT_FOUND', `Cannot open ${location.path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}.`, {
+      path: location.path,
+    });
   }
   const stats = await handle.stat();
   if (!stats.isFile()) {
@@ -160,7 +160,10 @@ async function detectFormat(opened: OpenedSource): Promise<TableFormat> {
   if (head.includes(0)) {
     throw new SpillwayError('NOT_A_TABLE', `${opened.name} is a binary file, not a table. Give it to the user with attach_file.`, { path: opened.name });
   }
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (extension === '.json') {
     // A .json file holding one object per line is JSONL in all but name.
     if (text.startsWith('{') && /^\{[^\n]*\}\s*\n\s*\{/.test(text)) return 'jsonl';

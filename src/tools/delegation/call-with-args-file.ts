@@ -22,18 +22,19 @@ export const callWithArgsFileTool = defineTool({
   description: [
     'Call another tool (local, or an upstream MCP tool such as github__create_issue) with its arguments read from a JSON file in the sandbox, so you never retype text or rows the host already holds.',
     'Use it whenever an argument would copy text or rows you got from a tool result, a spill or a file (issue bodies, call stacks, comments, query rows): retyping is slow and silently changes the text.',
-    'Two steps. 1) Write the arguments file: write_file to args/NAME.json, or run_script to read a spill (results/…) and write the target\'s arguments object to args/NAME.json; a file already in the target\'s shape (a spill) can be named directly.',
+    "Two steps. 1) Write the arguments file: write_file to args/NAME.json, or run_script to read a spill (results/…) and write the target's arguments object to args/NAME.json; a file already in the target's shape (a spill) can be named directly.",
     '2) call_with_args_file {tool, argsPath, overrides}.',
     'overrides holds the values you write yourself (a verdict, a title, labels): objects merge key by key, arrays and other values replace, yours win.',
     'Inside overrides, {"$file": "results/0012-get_issue.json"} stands for that file\'s content (text files as a string, JSON as its value, JSONL as an array of rows) and {"$file": PATH, "$pointer": "/0/body"} for one value in it (JSONL: /ROW/column, rows from 0), so one argument can be composed from several spills without a script.',
-    'The merged arguments are checked against the target\'s input schema, shown to the user for approval when the policy asks, then sent as is. The args file and the expanded arguments are limited to args.maxBytes (1 MiB by default).',
+    "The merged arguments are checked against the target's input schema, shown to the user for approval when the policy asks, then sent as is. The args file and the expanded arguments are limited to args.maxBytes (1 MiB by default).",
   ].join(' '),
   inputSchema: Type.Object(
     {
       tool: Type.String({ minLength: 1, description: 'Name of the tool to call, exactly as listed (e.g. "github__create_issue").' }),
       argsPath: Type.String({
         minLength: 1,
-        description: 'Sandbox path of a JSON file holding the target\'s arguments object, e.g. "args/create_issue.json" or a spill such as "results/0012-get_issue.json".',
+        description:
+          'Sandbox path of a JSON file holding the target\'s arguments object, e.g. "args/create_issue.json" or a spill such as "results/0012-get_issue.json".',
       }),
       // Any JSON on purpose: models sometimes send the object as JSON text, which normalizeOverrides accepts.
       overrides: Type.Optional(
@@ -49,15 +50,22 @@ export const callWithArgsFileTool = defineTool({
   async handler(args, context) {
     const { tool: target, argsPath } = args;
     if (target === callWithArgsFileName) {
-      throw new SpillwayError('DELEGATION_LOOP', `${callWithArgsFileName} cannot call itself. Name the tool that should receive the arguments in "tool" (e.g. an upstream tool like github__create_issue).`, {
-        tool: target,
-      });
+      throw new SpillwayError(
+        'DELEGATION_LOOP',
+        `${callWithArgsFileName} cannot call itself. Name the tool that should receive the arguments in "tool" (e.g. an upstream tool like github__create_issue).`,
+        {
+          tool: target,
+        },
+      );
     }
     const names = context.toolNames().filter((name) => name !== callWithArgsFileName);
     if (!names.includes(target)) {
       const similar = closeNames(target, names);
       const hint = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : ` Available tools: ${names.slice(0, 40).join(', ')}.`;
-      throw new SpillwayError('TOOL_NOT_FOUND', `${callWithArgsFileName}: there is no tool named ${JSON.stringify(target)} to call.${hint}`, { tool: target, similar });
+      throw new SpillwayError('TOOL_NOT_FOUND', `${callWithArgsFileName}: there is no tool named ${JSON.stringify(target)} to call.${hint}`, {
+        tool: target,
+        similar,
+      });
     }
 
     const maxBytes = context.config.args.maxBytes;

@@ -13,7 +13,12 @@ export interface MergeOptions {
  * model's values win. Neither input is modified. Both inputs come from
  * parseJsonSafely, so no key can reach a prototype.
  */
-export async function mergeOverrides(base: Record<string, unknown>, top: Record<string, unknown>, options: MergeOptions, pointer: readonly string[] = []): Promise<Record<string, unknown>> {
+export async function mergeOverrides(
+  base: Record<string, unknown>,
+  top: Record<string, unknown>,
+  options: MergeOptions,
+  pointer: readonly string[] = [],
+): Promise<Record<string, unknown>> {
   const result: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(top)) {
     const here = [...pointer, key];

@@ -85,7 +85,9 @@ function assertExpandedSize(expanded: Record<string, unknown>, maxBytes: number,
     .map((part) => {
       const pointer = formatJsonPointer([part.key]);
       // The most specific source that covers this member or lies inside it.
-      const from = [...sources].reverse().find((source) => pointer === source.pointer || pointer.startsWith(`${source.pointer}/`) || source.pointer.startsWith(`${pointer}/`))?.from;
+      const from = [...sources]
+        .reverse()
+        .find((source) => pointer === source.pointer || pointer.startsWith(`${source.pointer}/`) || source.pointer.startsWith(`${pointer}/`))?.from;
       return `${part.key}: ${formatBytes(part.bytes)}${from === undefined ? '' : ` (from ${from})`}`;
     });
   throw new SpillwayError(

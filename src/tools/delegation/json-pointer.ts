@@ -4,7 +4,11 @@ import { SpillwayError } from '../../errors.js';
 export function parseJsonPointer(pointer: string): string[] {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) {
-    throw new SpillwayError('FILE_REF_INVALID', `The JSON Pointer ${JSON.stringify(pointer)} must be empty or start with "/", e.g. "/0/body" or "/items/2/title".`, { pointer });
+    throw new SpillwayError(
+      'FILE_REF_INVALID',
+      `The JSON Pointer ${JSON.stringify(pointer)} must be empty or start with "/", e.g. "/0/body" or "/items/2/title".`,
+      { pointer },
+    );
   }
   return pointer
     .slice(1)
@@ -30,14 +34,19 @@ export function lookupJsonPointer(document: unknown, segments: readonly string[]
     const segment = segments[index] as string;
     const at = formatJsonPointer(segments.slice(0, index + 1));
     if (Array.isArray(current)) {
-      if (!/^(0|[1-9]\d*)$/.test(segment)) return { found: false, at, reason: `"${segment}" is not an array index (the array has ${current.length} items, 0–${current.length - 1})` };
+      if (!/^(0|[1-9]\d*)$/.test(segment))
+        return { found: false, at, reason: `"${segment}" is not an array index (the array has ${current.length} items, 0–${current.length - 1})` };
       const position = Number(segment);
       if (position >= current.length) return { found: false, at, reason: `index ${position} is past the end (the array has ${current.length} items)` };
       current = current[position];
     } else if (typeof current === 'object' && current !== null) {
       if (!Object.hasOwn(current, segment)) {
         const keys = Object.keys(current);
-        return { found: false, at, reason: `no member "${segment}"${keys.length > 0 ? ` (members: ${keys.slice(0, 20).join(', ')}${keys.length > 20 ? ', …' : ''})` : ' (the object is empty)'}` };
+        return {
+          found: false,
+          at,
+          reason: `no member "${segment}"${keys.length > 0 ? ` (members: ${keys.slice(0, 20).join(', ')}${keys.length > 20 ? ', …' : ''})` : ' (the object is empty)'}`,
+        };
       }
       current = (current as Record<string, unknown>)[segment];
     } else {

@@ -15,13 +15,21 @@ export function normalizeOverrides(raw: unknown): Record<string, unknown> | unde
     try {
       value = parseJsonSafely(raw);
     } catch (error) {
-      throw new SpillwayError('INVALID_JSON', `overrides is a string that is not JSON (${(error as Error).message}). Pass overrides as a JSON object, e.g. {"title": "…"}.`, {});
+      throw new SpillwayError(
+        'INVALID_JSON',
+        `overrides is a string that is not JSON (${(error as Error).message}). Pass overrides as a JSON object, e.g. {"title": "…"}.`,
+        {},
+      );
     }
   } else if (isJsonObject(raw)) {
     try {
       value = parseJsonSafely(JSON.stringify(raw));
     } catch (error) {
-      throw new SpillwayError('INVALID_ARGUMENTS', `overrides holds a forbidden key (${(error as Error).message}); remove "__proto__" and "constructor.prototype" keys.`, {});
+      throw new SpillwayError(
+        'INVALID_ARGUMENTS',
+        `overrides holds a forbidden key (${(error as Error).message}); remove "__proto__" and "constructor.prototype" keys.`,
+        {},
+      );
     }
   }
   if (!isJsonObject(value)) {

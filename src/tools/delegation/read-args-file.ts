@@ -61,7 +61,10 @@ async function fromJsonl(sandbox: ConversationSandbox, relative: string, text: s
     try {
       rows.push(parseJsonSafely(line));
     } catch (error) {
-      throw new SpillwayError('INVALID_JSON', `The args file ${relative} is not valid JSONL: line ${index + 1}: ${(error as Error).message}.`, { argsPath: relative, line: index + 1 });
+      throw new SpillwayError('INVALID_JSON', `The args file ${relative} is not valid JSONL: line ${index + 1}: ${(error as Error).message}.`, {
+        argsPath: relative,
+        line: index + 1,
+      });
     }
   }
   const envelope = await readEnvelope(sandbox, relative);

@@ -23,7 +23,7 @@ export const attachFileTool = defineTool({
   inputSchema: Type.Object(
     {
       path: Type.String({ minLength: 1, description: 'Sandbox path of the file, e.g. "results/0007-query_sql.jsonl".' }),
-      filename: Type.Optional(Type.String({ minLength: 1, description: 'Plain file name for outputs/. Default: the file\'s own name.' })),
+      filename: Type.Optional(Type.String({ minLength: 1, description: "Plain file name for outputs/. Default: the file's own name." })),
     },
     { additionalProperties: false },
   ),
@@ -38,7 +38,10 @@ export const attachFileTool = defineTool({
       const extension = path.posix.extname(file.relative).slice(1).toLowerCase();
       const filename =
         extension === ''
-          ? outputFilename({ requested: args.filename ?? path.posix.basename(file.relative), sourcePath: file.relative, extension: 'bin' }).replace(/\.bin$/, '')
+          ? outputFilename({ requested: args.filename ?? path.posix.basename(file.relative), sourcePath: file.relative, extension: 'bin' }).replace(
+              /\.bin$/,
+              '',
+            )
           : outputFilename({ requested: args.filename, sourcePath: file.relative, extension });
       const target = await sandbox.resolveForWrite(`outputs/${filename}`, { folders: ['outputs'] });
       const pending = await createPendingFile(target.absolute);

@@ -48,7 +48,14 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
         const { poolSize, maxQueue, taskTimeoutMs } = host.config.workers;
         // Metrics count the pool's jobs from the host's file-job events.
         const observer = (event: FileJobObservation) => host.emit('file-job', event);
-        pool = new FilePool({ poolSize, maxQueue, taskTimeoutMs, logger: host.logger, observer, ...(options.workerModules === undefined ? {} : { modules: options.workerModules }) });
+        pool = new FilePool({
+          poolSize,
+          maxQueue,
+          taskTimeoutMs,
+          logger: host.logger,
+          observer,
+          ...(options.workerModules === undefined ? {} : { modules: options.workerModules }),
+        });
       }
       return pool;
     },
@@ -77,5 +84,7 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
 async function removeTemporaryFiles(folder: string, filename: string): Promise<void> {
   const prefix = `.${filename}.${process.pid}.`;
   const names = await readdir(folder).catch(() => [] as string[]);
-  await Promise.all(names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)));
+  await Promise.all(
+    names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)),
+  );
 }

@@ -9,9 +9,9 @@ export const readFileTool = defineTool({
   name: 'read_file',
   outputSchema: readFileOutput,
   description: [
-    'Read numbered lines of a file in this conversation\'s sandbox (a spilled result in results/, an error in errors/, an args file, a script, an output).',
+    "Read numbered lines of a file in this conversation's sandbox (a spilled result in results/, an error in errors/, an args file, a script, an output).",
     'Paths are relative to the conversation folder, exactly as a spill reference gives them, e.g. "results/0007-query_sql.jsonl". JSONL tables have one row per line.',
-    'offset is the first line (1-based), limit the number of lines. Use this to look at data, not to copy it: to turn a spill into a file or another tool\'s arguments, pass its path to export_table, draw_table, build_document or call_with_args_file.',
+    "offset is the first line (1-based), limit the number of lines. Use this to look at data, not to copy it: to turn a spill into a file or another tool's arguments, pass its path to export_table, draw_table, build_document or call_with_args_file.",
   ].join(' '),
   inputSchema: Type.Object(
     {
@@ -30,9 +30,13 @@ export const readFileTool = defineTool({
     const file = await context.sandbox.openRead(args.path);
     try {
       if (await looksBinary(file)) {
-        throw new SpillwayError('PATH_NOT_FILE', `${file.relative} is a binary file (${formatCount(file.stats.size)} bytes) and has no lines to read; give it to the user with attach_file.`, {
-          path: file.relative,
-        });
+        throw new SpillwayError(
+          'PATH_NOT_FILE',
+          `${file.relative} is a binary file (${formatCount(file.stats.size)} bytes) and has no lines to read; give it to the user with attach_file.`,
+          {
+            path: file.relative,
+          },
+        );
       }
       const out: string[] = [];
       let chars = 0;

@@ -25,14 +25,14 @@ export interface RunScriptValue {
 
 function description(limits: ScriptLimits): string {
   return [
-    'Run a short JavaScript program in a QuickJS sandbox to combine spill files or reshape them into another tool\'s arguments, without retyping a single value.',
+    "Run a short JavaScript program in a QuickJS sandbox to combine spill files or reshape them into another tool's arguments, without retyping a single value.",
     'Give code (inline) or path (a script saved under scripts/ with write_file), plus args (any JSON, the global `args`).',
     'The body runs inside an async function: `return` a JSON value to get it back; console.log output comes back too.',
     'Globals: readText(path), readJson(path), readRows(path, {offset, limit}) (a JSONL table or JSON array as an array of objects; page big files with offset/limit),',
     'listFiles(dir), writeJson(path, value), writeText(path, text). Writes go only to args/, scripts/ or outputs/ (outputs/ files are given to the user as downloads).',
     'Paths are relative to the conversation folder, exactly as spill references show them. No network, no process, no timers, no import/require.',
     'To feed a tool that cannot read files, first build its arguments file, then delegate:',
-    '(1) run_script {"code": "const rows = readRows(\'results/0003-query_sql.jsonl\'); writeJson(\'args/issue.json\', {title: rows[0].title, body: rows.map(r => r.text).join(\'\\\\n\')}); return rows.length;"}',
+    "(1) run_script {\"code\": \"const rows = readRows('results/0003-query_sql.jsonl'); writeJson('args/issue.json', {title: rows[0].title, body: rows.map(r => r.text).join('\\\\n')}); return rows.length;\"}",
     '(2) call_with_args_file {"tool": "create_issue", "argsPath": "args/issue.json"}.',
     `Limits per run: ${formatCount(limits.timeoutMs)} ms, ${formatBytes(limits.memoryBytes)} memory, ${formatBytes(limits.maxReadBytes)} read, ${formatBytes(limits.maxWriteBytes)} written, ${formatCount(limits.maxOutputChars)} characters of output.`,
     'Filtering and grouping belong in query_sql; use this for light reshaping.',
@@ -42,10 +42,16 @@ function description(limits: ScriptLimits): string {
 const runScriptInput = Type.Object(
   {
     code: Type.Optional(
-      Type.String({ minLength: 1, description: 'JavaScript to run (the body of an async function; `return` hands back the result). Give code or path, not both.' }),
+      Type.String({
+        minLength: 1,
+        description: 'JavaScript to run (the body of an async function; `return` hands back the result). Give code or path, not both.',
+      }),
     ),
     path: Type.Optional(
-      Type.String({ minLength: 1, description: 'A script file under scripts/, e.g. "scripts/reshape.js" (written with write_file). Give code or path, not both.' }),
+      Type.String({
+        minLength: 1,
+        description: 'A script file under scripts/, e.g. "scripts/reshape.js" (written with write_file). Give code or path, not both.',
+      }),
     ),
     args: Type.Optional(Type.Unknown({ description: 'Any JSON value, available to the script as the global `args`. Default {}.' })),
   },
@@ -67,7 +73,13 @@ export function runScriptTool(runner: ScriptRunner): ToolDefinition {
       const argsJson = JSON.stringify(args.args === undefined ? {} : args.args);
       const result = await runner.run({ source, filename, argsJson, limits: runLimits, bridge, signal: context.signal });
       context.logger.info(
-        { outcome: result.ok ? 'ok' : result.error?.code, durationMs: Math.round(result.durationMs), bytesRead: bridge.bytesRead, bytesWritten: bridge.bytesWritten, files: result.written.length },
+        {
+          outcome: result.ok ? 'ok' : result.error?.code,
+          durationMs: Math.round(result.durationMs),
+          bytesRead: bridge.bytesRead,
+          bytesWritten: bridge.bytesWritten,
+          files: result.written.length,
+        },
         'script run',
       );
       if (!result.ok) throw failureWithContext(result);
@@ -91,7 +103,10 @@ async function loadSource(args: Static<typeof runScriptInput>, context: ToolCont
   }
   if (code !== undefined) {
     if (Buffer.byteLength(code) > limits.argsMaxBytes) {
-      throw new SpillwayError('RESULT_TOO_LARGE', `The code is longer than ${formatCount(limits.argsMaxBytes)} bytes; save it with write_file under scripts/ and run it by path.`);
+      throw new SpillwayError(
+        'RESULT_TOO_LARGE',
+        `The code is longer than ${formatCount(limits.argsMaxBytes)} bytes; save it with write_file under scripts/ and run it by path.`,
+      );
     }
     return { source: code, filename: 'inline.js' };
   }

@@ -14,9 +14,9 @@ export const writeFileTool = defineTool({
   name: 'write_file',
   outputSchema: writeFileOutput,
   description: [
-    'Write a file you authored into this conversation\'s sandbox: an arguments file under args/ (for call_with_args_file) or a script under scripts/ (for run_script with path).',
+    "Write a file you authored into this conversation's sandbox: an arguments file under args/ (for call_with_args_file) or a script under scripts/ (for run_script with path).",
     'content is text, or any JSON value (written pretty-printed). An existing file at that path is replaced. At most args.maxBytes.',
-    'Do not copy data from tool results into content: to turn a spill file into arguments, use run_script (readRows → writeJson(\'args/x.json\', …)), then call_with_args_file.',
+    "Do not copy data from tool results into content: to turn a spill file into arguments, use run_script (readRows → writeJson('args/x.json', …)), then call_with_args_file.",
   ].join(' '),
   inputSchema: Type.Object(
     {

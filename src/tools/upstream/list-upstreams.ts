@@ -11,7 +11,7 @@ export function listUpstreamsTool(manager: UpstreamManager): ToolDefinition {
     outputSchema: listUpstreamsOutput,
     description: [
       'List the upstream MCP servers this host connects to: state (connected, connecting, reconnecting, failed), the tools each offers here (named NAME__tool),',
-      'the last error (with the server\'s recent stderr) and when the next reconnect attempt is due.',
+      "the last error (with the server's recent stderr) and when the next reconnect attempt is due.",
       'Use it when an upstream tool is missing or fails with UPSTREAM_UNAVAILABLE, and tell the user what it says.',
     ].join(' '),
     inputSchema: Type.Object({}, { additionalProperties: false }),
