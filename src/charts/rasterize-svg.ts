@@ -5,6 +5,7 @@
  */
 import { Resvg } from '@resvg/resvg-js';
 import { SpillwayError } from '../errors.js';
+import { checkSvgReferences } from './svg-checks.js';
 
 export interface SvgRequest {
   svg: string;
@@ -18,29 +19,6 @@ export interface RasterImage {
   png: Uint8Array;
   width: number;
   height: number;
-}
-
-/** True when the bytes are an SVG document (by content, never by name). */
-export function looksLikeSvg(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 4096)).toString('utf8');
-  return /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(head);
-}
-
-/**
- * Refuses references that would load anything besides the SVG itself: files
- * next to it, URLs, entities. Internal references (#id) and data: URIs stay.
- */
-export function checkSvgReferences(svg: string, path: string): void {
-  const external = /(?:xlink:)?href\s*=\s*["'](?!#|data:)([^"']*)["']/i.exec(svg) ?? /url\(\s*["']?(?!#|data:)([^)"']+)/i.exec(svg);
-  if (external !== null || /<!ENTITY/i.test(svg)) {
-    throw new SpillwayError(
-      'INVALID_ARGUMENTS',
-      `${path} refers to other files or URLs (${external?.[1] ?? 'an XML entity'}); an SVG image block must be self-contained.`,
-      {
-        path,
-      },
-    );
-  }
 }
 
 /** Renders the SVG to a PNG whose longest side is at most maxSide pixels. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { checkSvgReferences, looksLikeSvg, rasterizeSvg } from '../../src/charts/rasterize-svg.js';
+import { rasterizeSvg } from '../../src/charts/rasterize-svg.js';
+import { checkSvgReferences, looksLikeSvg } from '../../src/charts/svg-checks.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

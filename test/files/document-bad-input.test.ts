@@ -13,7 +13,7 @@ test('build_document: an image that is not an image, or is huge, gets a coded er
   const huge = Buffer.concat([chartPng(), Buffer.alloc(11 * 1024 * 1024)]);
   await writeFile(outputPath(env, 'outputs/huge.png'), huge);
   for (const [file, code, pattern] of [
-    ['outputs/fake.png', 'INVALID_ARGUMENTS', /is not a usable PNG or JPEG image/],
+    ['outputs/fake.png', 'INVALID_ARGUMENTS', /is not a usable PNG, JPEG or SVG image/],
     ['outputs/huge.png', 'RESULT_TOO_LARGE', /at most 10485760 are allowed/],
   ] as const) {
     for (const format of ['docx', 'pptx']) {

@@ -1,6 +1,6 @@
 import { drawChart } from '../../charts/draw-chart.js';
 import { imageSize, maxDocumentImageBytes } from '../../charts/image-size.js';
-import { looksLikeSvg } from '../../charts/rasterize-svg.js';
+import { looksLikeSvg } from '../../charts/svg-checks.js';
 import type { DocumentBlock, FigureBlock } from '../../files/formats/document-spec.js';
 import type { ToolContext } from '../../host/tool.js';
 import type { AnalysisServices } from './analysis-tools.js';
