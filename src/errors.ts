@@ -27,6 +27,9 @@ export const errorCodes = {
   PATH_FOLDER_NOT_ALLOWED: 'This operation is not allowed in that sandbox folder.',
   PATH_EXISTS: 'A file with that name already exists.',
   CONVERSATION_INVALID: 'The conversation id from the request context is not usable.',
+  PRINCIPAL_INVALID: 'The principal name (from auth or the library context) is not usable as a folder name; details.reason says why.',
+  SANDBOX_LAYOUT_OLD:
+    'The sandbox root holds conversation folders of the layout before principals (<root>/<conversation>); run `spillway migrate-sandbox --root <dir>` once.',
   SANDBOX_ROOT_INVALID: 'The sandbox root is missing its marker file or is unsafe.',
 
   // host and tools
@@ -84,6 +87,19 @@ export const errorCodes = {
   COORDINATION_UNAVAILABLE:
     'The coordination store (coordination.redis) cannot be reached; nothing was changed. details.retryable is true: the same call can be sent again; details.setting names the key at start.',
 
+  // server, identity and admission
+  AUTH_CONFIG_INVALID:
+    'server.auth is unusable (a token without a secret, an OAuth issuer without a JWKS, no auth on a non-loopback address); the message names the key.',
+  SERVER_LISTEN_FAILED: 'The server could not listen on its address (port in use, address not available, permission).',
+  SESSION_LIMIT:
+    'Too many MCP sessions are open (server.maxSessions, or the per-principal cap); details.open and details.limit say how many. Close one or retry later.',
+  BUSY: 'The server is at a capacity cap for this kind of work; details.queue names it, details.running, details.waiting and details.limit say how busy it is. Retry later.',
+
+  // disk faults (paths in messages are relative to the conversation)
+  DISK_FULL: 'The sandbox disk is full (or the quota of the file system is reached); nothing was written.',
+  SANDBOX_READ_ONLY: 'The sandbox is on a read-only file system or a folder is not writable; nothing was written.',
+  DISK_IO: 'The file system failed to read or write (an I/O error); nothing was written.',
+
   INTERNAL: 'An unexpected failure inside spillway.',
 } as const;
 
@@ -113,6 +129,8 @@ export const retryableErrors = {
   PATH_FOLDER_NOT_ALLOWED: false,
   PATH_EXISTS: false,
   CONVERSATION_INVALID: false,
+  PRINCIPAL_INVALID: false,
+  SANDBOX_LAYOUT_OLD: false,
   SANDBOX_ROOT_INVALID: false,
   TOOL_NOT_FOUND: false,
   TOOL_EXISTS: false,
@@ -155,6 +173,16 @@ export const retryableErrors = {
   FORMAT_INVALID: false,
   FORMAT_MISMATCH: false,
   COORDINATION_UNAVAILABLE: true,
+  AUTH_CONFIG_INVALID: false,
+  SERVER_LISTEN_FAILED: false,
+  // Sessions close (idle or by their clients) and queues drain.
+  SESSION_LIMIT: true,
+  BUSY: true,
+  // Space may be freed, but not by retrying at once; the caller should tell the user.
+  DISK_FULL: false,
+  SANDBOX_READ_ONLY: false,
+  // An I/O error may be a passing fault of the device.
+  DISK_IO: true,
   INTERNAL: false,
 } as const satisfies Record<ErrorCode, boolean>;
 
