@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
-import { startHttpFront } from '../../mcp/http-server.js';
+import { startHttpFront, type HttpFront } from '../../mcp/http-server.js';
 import { newStdioConversationId, serveStdio } from '../../mcp/stdio-server.js';
+import { loadConfig } from '../../config/load-config.js';
 import { startRuntime } from '../../runtime/start-runtime.js';
 import { prepareSqlSourceAtStartup } from '../../sql/describe-at-startup.js';
 import type { CliIo } from '../output.js';
+import { checkWritableFolder, startupError } from '../startup-checks.js';
 
 export const serveUsage = `spillway serve [--stdio] [--config FILE] [--host HOST] [--port PORT] [--conversation ID]
 
@@ -22,7 +24,11 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     },
     strict: true,
   });
-  const runtime = await startRuntime({ configFile: values.config });
+  const runtime = await checkWritableFolder(loadConfig({ file: values.config }).sandbox.root, 'sandbox.root')
+    .then(() => startRuntime({ configFile: values.config }))
+    .catch((error: unknown) => {
+      throw startupError(error);
+    });
   const { host, config } = runtime;
   let sqlSource: string;
   try {
@@ -57,12 +63,21 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     await runtime.stop();
     return 2;
   }
-  const front = await startHttpFront(host, {
-    host: values.host ?? config.server.host,
-    port,
-    path: config.server.path,
-    sessionIdleMs: config.server.sessionIdleMs,
-  });
+  let front: HttpFront;
+  try {
+    front = await startHttpFront(host, {
+      host: values.host ?? config.server.host,
+      port,
+      path: config.server.path,
+      sessionIdleMs: config.server.sessionIdleMs,
+      auth: config.server.auth,
+      maxSessions: config.server.maxSessions,
+      maxSessionsPerPrincipal: config.server.maxSessionsPerPrincipal,
+    });
+  } catch (error) {
+    await runtime.stop();
+    throw error;
+  }
   host.onClose(() => front.close());
   io.out(
     [
