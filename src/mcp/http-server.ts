@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Authenticator, Refused } from '../auth/auth-result.js';
+import type { Refused } from '../auth/auth-result.js';
 import { createAuthenticator } from '../auth/create-authenticator.js';
 import type { ServerAuthConfig } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
