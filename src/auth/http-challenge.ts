@@ -1,8 +1,8 @@
 import type { Refused } from './auth-result.js';
 
-/** A value safe inside an RFC 7230 quoted-string: no quotes, backslashes or control characters. */
+/** A value safe inside an RFC 7230 quoted-string: double quotes become single ones; no backslashes or control characters. */
 function quoted(value: string): string {
-  return `"${value.replace(/["\\\u0000-\u001f\u007f]/g, ' ')}"`;
+  return `"${value.replace(/"/g, "'").replace(/[\\\u0000-\u001f\u007f]/g, ' ')}"`;
 }
 
 /**

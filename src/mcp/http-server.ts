@@ -90,7 +90,6 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     listenUrl,
     ...(options.authNow === undefined ? {} : { now: options.authNow }),
   });
-  const metadataPaths = new Set(authenticator.metadataPaths?.().paths ?? []);
   const sessionIdleMs = options.sessionIdleMs ?? 6 * 3_600_000;
   const clock = options.now ?? Date.now;
   // Clients that vanish without DELETE would otherwise keep their session objects forever.
@@ -137,7 +136,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       sendJson(response, health.ok ? 200 : 503, health.ok ? { ready: true } : { ready: false, reason: 'a health check fails', checks: health.checks });
       return;
     }
-    if (metadataPaths.size > 0 && request.method === 'GET' && metadataPaths.has(url.pathname) && authenticator.resourceMetadata !== undefined) {
+    if (request.method === 'GET' && authenticator.resourceMetadata !== undefined && authenticator.metadataPaths?.().paths.includes(url.pathname) === true) {
       sendJson(response, 200, authenticator.resourceMetadata(), { 'cache-control': 'max-age=3600' });
       return;
     }
