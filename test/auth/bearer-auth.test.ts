@@ -120,3 +120,19 @@ test('auth none is refused on an address other machines reach, before anything l
   const front = await startHttpFront(host.host, { host: '0.0.0.0', port: 0, path: '/mcp', auth: bearerAuth, env });
   await front.close();
 });
+
+test('bearer: /healthz and /readyz stay open for load balancers; /metrics needs a token', async (t) => {
+  const host = await tempHost();
+  t.after(() => host.cleanup());
+  const front = await startHttpFront(host.host, { host: '127.0.0.1', port: 0, path: '/mcp', auth: bearerAuth, env });
+  t.after(() => front.close());
+  const origin = new URL(front.url).origin;
+  assert.equal((await fetch(`${origin}/healthz`)).status, 200);
+  assert.equal((await fetch(`${origin}/readyz`)).status, 200);
+  const anonymous = await fetch(`${origin}/metrics`);
+  assert.equal(anonymous.status, 401);
+  assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer realm="spillway"');
+  const scraped = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${aliceToken}` } });
+  assert.equal(scraped.status, 200);
+  assert.match(await scraped.text(), /# TYPE /);
+});
