@@ -6,8 +6,10 @@ import { isLoopbackHost } from '../../src/auth/loopback.js';
 import { checkPrincipalName } from '../../src/auth/principal-name.js';
 
 test('loopback addresses are 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost; nothing else', () => {
-  for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) assert.ok(isLoopbackHost(host), host);
-  for (const host of ['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', 'example.com', 'localhost.example.com', '::ffff:10.0.0.1', '']) assert.ok(!isLoopbackHost(host), host);
+  for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])
+    assert.ok(isLoopbackHost(host), host);
+  for (const host of ['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', 'example.com', 'localhost.example.com', '::ffff:10.0.0.1', ''])
+    assert.ok(!isLoopbackHost(host), host);
 });
 
 test('property: an Authorization header yields its bearer token exactly, whatever the token, and nothing for other schemes', () => {
