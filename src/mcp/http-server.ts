@@ -13,6 +13,7 @@ import { createHostMetrics } from '../metrics/host-metrics.js';
 import { checkReplicaHealth } from '../metrics/replica-health.js';
 import { jsonRpcError, notJson, readJsonBody, sendJson, tooLarge } from './http-messages.js';
 import { createMcpServer } from './mcp-server.js';
+import { sessionAdmission } from './session-admission.js';
 
 export interface HttpFrontOptions {
   host: string;
@@ -78,10 +79,9 @@ interface Session {
 export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
   const sessions = new Map<string, Session>();
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
-  const maxSessions = options.maxSessions ?? 1000;
-  const maxSessionsPerPrincipal = options.maxSessionsPerPrincipal ?? 250;
-  // initialize requests being handled: counted against the caps before their session exists.
-  const opening = new Map<string, number>();
+  const admission = sessionAdmission({ maxSessions: options.maxSessions ?? 1000, maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? 250 }, () =>
+    sessions.values(),
+  );
   const displayHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   const listenUrl = () => `http://${displayHost}:${boundPort()}${options.path}`;
   const authenticator = await createAuthenticator(options.auth ?? { mode: 'none' }, {
@@ -205,48 +205,13 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       sendJson(response, 406, jsonRpcError('Not Acceptable: Accept must list application/json and text/event-stream'));
       return;
     }
-    const overCap = sessionCap(caller.principal);
+    const overCap = admission.check(caller.principal);
     if (overCap !== undefined) {
       host.logger.warn({ principal: caller.principal, ...overCap.details }, 'MCP session refused: over a cap');
       sendJson(response, overCap.details?.scope === 'principal' ? 429 : 503, jsonRpcError(overCap.message, -32000, overCap), { 'retry-after': '60' });
       return;
     }
-    opening.set(caller.principal, (opening.get(caller.principal) ?? 0) + 1);
-    try {
-      await openSession(request, response, body, caller.principal);
-    } finally {
-      const left = (opening.get(caller.principal) ?? 1) - 1;
-      if (left === 0) opening.delete(caller.principal);
-      else opening.set(caller.principal, left);
-    }
-  }
-
-  /** SESSION_LIMIT when one more session would pass the global or the principal's cap (sessions being opened count). */
-  function sessionCap(principal: string): SpillwayError | undefined {
-    let openingAll = 0;
-    for (const count of opening.values()) openingAll += count;
-    const all = sessions.size + openingAll;
-    if (all >= maxSessions) {
-      return new SpillwayError(
-        'SESSION_LIMIT',
-        `This server has ${all} MCP sessions open, its cap (server.maxSessions = ${maxSessions}); close one or retry later.`,
-        {
-          scope: 'server',
-          open: all,
-          limit: maxSessions,
-        },
-      );
-    }
-    let mine = opening.get(principal) ?? 0;
-    for (const session of sessions.values()) if (session.principal === principal) mine += 1;
-    if (mine >= maxSessionsPerPrincipal) {
-      return new SpillwayError(
-        'SESSION_LIMIT',
-        `Principal "${principal}" has ${mine} MCP sessions open, its cap (server.maxSessionsPerPrincipal = ${maxSessionsPerPrincipal}); close one (DELETE) or retry later.`,
-        { scope: 'principal', principal, open: mine, limit: maxSessionsPerPrincipal },
-      );
-    }
-    return undefined;
+    await admission.opening(caller.principal, () => openSession(request, response, body, caller.principal));
   }
 
   async function openSession(request: IncomingMessage, response: ServerResponse, body: unknown, principal: string): Promise<void> {
