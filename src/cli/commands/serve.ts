@@ -10,7 +10,9 @@ import { checkWritableFolder, startupError } from '../startup-checks.js';
 export const serveUsage = `spillway serve [--stdio] [--config FILE] [--host HOST] [--port PORT] [--conversation ID]
 
 Serves the host's tools over MCP: Streamable HTTP on 127.0.0.1 by default, or
-stdio with --stdio (one process = one conversation; --conversation resumes one).`;
+stdio with --stdio (one process = one conversation; --conversation resumes one).
+A --host other than loopback needs server.auth (bearer tokens or OAuth): see
+docs/auth.md. A start-up failure ends with one line on stderr and exit code 1.`;
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -85,7 +87,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       `  sandbox: ${host.sandbox.root}`,
       `  query_sql: ${sqlSource}`,
       `  health: ${front.url.replace(config.server.path, '/healthz')}`,
-      `  connect: claude mcp add --transport http spillway ${front.url}`,
+      `  connect: claude mcp add --transport http spillway ${front.url}${config.server.auth.mode === 'none' ? '' : ' --header "Authorization: Bearer $TOKEN"'}`,
+      `  auth: ${config.server.auth.mode}${config.server.auth.mode === 'none' ? ' (loopback only)' : ' (docs/auth.md)'}`,
       `  inspect: npx @modelcontextprotocol/inspector  (Transport: Streamable HTTP, URL: ${front.url})`,
       '  more clients (Claude Desktop, stdio, SDK): docs/connect.md; try `spillway demo` for a walkthrough. Ctrl-C stops.',
     ].join('\n'),
