@@ -152,3 +152,17 @@ test('oauth: without jwksUrl the keys are found through the issuer metadata; an 
     (error: unknown) => (error as { code?: string }).code === 'AUTH_CONFIG_INVALID' && /server\.auth\.jwksUrl/.test((error as Error).message),
   );
 });
+
+test('oauth: when the signing keys cannot be fetched a request gets 503 with Retry-After, not 401', async (t) => {
+  const issuer = await startIssuer(t, false);
+  const gone = createServer();
+  await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+  const deadUrl = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/jwks.json`;
+  await new Promise<void>((resolve) => gone.close(() => resolve()));
+  const front = await oauthFront(t, issuer, { jwksUrl: deadUrl });
+  const refused = await postJson(front.url, initializeRequest, { authorization: `Bearer ${await issuer.sign()}` });
+  assert.equal(refused.status, 503);
+  assert.equal(refused.headers.get('retry-after'), '5');
+  assert.match(refused.json.error?.message ?? '', /signing keys cannot be fetched/);
+  assert.equal(front.sessionCount(), 0);
+});
