@@ -139,6 +139,8 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
   private readonly healthChecks = new Map<string, HealthCheck>();
+  private toolChangesHeld = 0;
+  private toolsChangedWhileHeld = false;
 
   constructor(options: HostOptions) {
     super();
@@ -174,14 +176,37 @@ export class Host extends EventEmitter<HostEvents> {
     const problem = this.validator.register(tool.name, tool.inputSchema);
     if (problem !== undefined) this.logger.warn({ tool: tool.name, problem }, 'tool schema cannot be compiled; arguments will not be validated locally');
     this.tools.set(tool.name, tool);
-    this.emit('tools-changed');
+    this.toolsChanged();
   }
 
   unregisterTool(name: string): boolean {
     const removed = this.tools.delete(name);
     this.validator.forget(name);
-    if (removed) this.emit('tools-changed');
+    if (removed) this.toolsChanged();
     return removed;
+  }
+
+  /**
+   * Runs `change` (several registerTool / unregisterTool calls) and emits
+   * `tools-changed` once after it, if it changed anything: an upstream that
+   * connects with 40 tools sends its MCP clients one tools/list_changed, not 40.
+   */
+  changeTools(change: () => void): void {
+    this.toolChangesHeld += 1;
+    try {
+      change();
+    } finally {
+      this.toolChangesHeld -= 1;
+      if (this.toolChangesHeld === 0 && this.toolsChangedWhileHeld) {
+        this.toolsChangedWhileHeld = false;
+        this.emit('tools-changed');
+      }
+    }
+  }
+
+  private toolsChanged(): void {
+    if (this.toolChangesHeld > 0) this.toolsChangedWhileHeld = true;
+    else this.emit('tools-changed');
   }
 
   /** A registered tool as clients see it (description resolved against the running configuration). */
