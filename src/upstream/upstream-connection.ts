@@ -1,12 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, UpstreamConfig } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { reconnectDelay } from './backoff.js';
 import { createTransport, describeTarget } from './create-transport.js';
+import { callFailure, closedDuringCall, connectFailure, isConnectionFailure } from './upstream-errors.js';
 import { UpstreamGeneration } from './upstream-generation.js';
 import { UpstreamLiveness } from './upstream-liveness.js';
 import { systemTimers, type UpstreamTimers } from './upstream-timers.js';
@@ -381,7 +381,7 @@ export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
       await new Promise((resolve) => setImmediate(resolve));
       return closedDuringCall(this.name, generation, tool);
     }
-    return this.translate(generation, error, tool, timeoutMs);
+    return callFailure(this.name, generation, error, tool, timeoutMs);
   }
 
   private unavailable(tool: string): SpillwayError {
@@ -415,66 +415,6 @@ export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
       details,
     );
   }
-
-  private translate(generation: UpstreamGeneration, error: unknown, tool: string, timeoutMs: number): SpillwayError {
-    const details = { upstream: this.name, tool };
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return new SpillwayError(
-        'TOOL_TIMEOUT',
-        generation.withStderr(
-          `The upstream MCP server "${this.name}" did not answer ${tool} within ${timeoutMs} ms; spillway cancelled the request. ` +
-            `The server may still have acted on it: check before calling again. To allow longer, raise upstreams.${this.name}.timeoutMs (or upstream.timeoutMs).`,
-        ),
-        { ...details, timeoutMs },
-      );
-    }
-    if (error instanceof Error && error.name === 'AbortError') {
-      return new SpillwayError('TOOL_FAILED', `The call to ${tool} on "${this.name}" was cancelled by the client.`, details);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    const code = error instanceof McpError ? error.code : undefined;
-    return new SpillwayError('UPSTREAM_ERROR', `The upstream MCP server "${this.name}" rejected ${tool}: ${message}`, {
-      ...details,
-      ...(code === undefined ? {} : { mcpCode: code }),
-    });
-  }
-}
-
-/** A call cut off by the end of the connection, named by its real cause: an over-size answer, an exit, a signal, a restart. */
-function closedDuringCall(upstream: string, generation: UpstreamGeneration, tool: string): SpillwayError {
-  const tooLarge = generation.created.messageTooLarge();
-  if (tooLarge !== undefined) {
-    return new SpillwayError(
-      'RESULT_TOO_LARGE',
-      generation.withStderr(
-        `The upstream MCP server "${upstream}" answered ${tool} with a message of at least ${tooLarge.bytes} bytes, over the cap of ${tooLarge.limit} bytes (upstream.maxMessageBytes); ` +
-          'spillway dropped it and restarts the server. Ask for less (a narrower query, a page, a range), or raise upstream.maxMessageBytes.',
-      ),
-      { upstream, tool, limit: 'upstream.maxMessageBytes', value: tooLarge.limit, bytes: tooLarge.bytes },
-    );
-  }
-  return new SpillwayError(
-    'UPSTREAM_UNAVAILABLE',
-    generation.withStderr(
-      `The upstream MCP server "${upstream}" closed the connection during ${tool} (${generation.endReason() ?? 'it may have crashed'}); spillway is reconnecting. The call may or may not have taken effect.`,
-    ),
-    { upstream, tool },
-  );
-}
-
-/** Why an attempt failed: the deadline (ours or the SDK's), the process's end when it closed early, else the error itself (spawn ENOENT, HTTP 401). */
-function connectFailure(generation: UpstreamGeneration, error: unknown, missedDeadline: string): string {
-  if (generation.ended !== undefined) return generation.ended;
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return missedDeadline;
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return generation.endReason() ?? error.message;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Network-level failures of a Streamable HTTP upstream (refused, reset, session gone): reconnect rather than report a tool error. */
-function isConnectionFailure(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 502 || error.code === 503;
-  if (error instanceof TypeError) return true; // fetch failed: ECONNREFUSED, ECONNRESET, DNS
-  return false;
 }
 
 async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {

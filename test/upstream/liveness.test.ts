@@ -13,14 +13,20 @@ import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { ManualTimers } from '../helpers/manual-timers.js';
 import { tempConfig, tempHost } from '../helpers/temp-host.js';
 import { waitFor, waitForFile } from '../helpers/wait-for.js';
-import { faultyEntry, untilStatus } from './upstream-fixtures.js';
+import { faultyEntry, httpUpstream, untilStatus } from './upstream-fixtures.js';
 
 // Liveness of upstream MCP servers, against real child processes (test/fixtures/faulty-upstream.ts).
 // Every deadline, back-off and idle ping runs on ManualTimers: the test fires them; nothing waits for time.
 
 const conversationId = 'c1';
 
-async function liveHost(t: TestContext, fault: string, env: Record<string, string> = {}, upstream: Record<string, unknown> = {}) {
+async function liveHost(
+  t: TestContext,
+  fault: string,
+  env: Record<string, string> = {},
+  upstream: Record<string, unknown> = {},
+  entry?: (stateDir: string) => Record<string, unknown>,
+) {
   const host = await tempHost({
     policy: { rules: { 'f__*': 'allow' } },
     upstream: {
@@ -37,7 +43,7 @@ async function liveHost(t: TestContext, fault: string, env: Record<string, strin
   t.after(() => host.cleanup());
   const stateDir = path.join(host.dir, 'state');
   await mkdir(stateDir, { recursive: true });
-  host.host.updateConfig({ ...host.config, upstreams: { f: faultyEntry(stateDir, fault, env) } as unknown as Config['upstreams'] });
+  host.host.updateConfig({ ...host.config, upstreams: { f: entry?.(stateDir) ?? faultyEntry(stateDir, fault, env) } as unknown as Config['upstreams'] });
   const timers = new ManualTimers();
   const manager = startUpstreams(host.host, { timers });
   return {
@@ -215,4 +221,24 @@ test("a dead process's error names its exit code or signal, with its own stderr 
     (report) => report.state === 'reconnecting' && report.failures === 1 && /SIGKILL/.test(report.lastError ?? ''),
   );
   assert.doesNotMatch(downAgain.lastError ?? '', /generation 1/);
+});
+
+test('a Streamable HTTP upstream that stops answering pings is reconnected with back-off', async (t) => {
+  const web = await httpUpstream();
+  t.after(() => web.close());
+  const { manager, timers, call } = await liveHost(t, '', {}, {}, () => ({ url: web.url }));
+  await manager.settled();
+  assert.equal((await call('f__echo', { text: 'one' })).text, 'echo: one');
+  web.freeze(true);
+  await timers.fire('ping');
+  await timers.fire('ping-timeout');
+  await timers.fire('ping');
+  await timers.fire('ping-timeout');
+  const reconnecting = await untilStatus(manager, 'f', (report) => report.restarts === 1);
+  assert.equal(reconnecting.state, 'reconnecting');
+  assert.match(reconnecting.lastError ?? '', /stopped answering and was reconnected: it did not answer 2 pings in a row/);
+  web.freeze(false);
+  await timers.fire('reconnect');
+  await untilStatus(manager, 'f', (report) => report.state === 'connected');
+  assert.equal((await call('f__echo', { text: 'two' })).text, 'echo: two');
 });

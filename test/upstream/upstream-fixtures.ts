@@ -34,11 +34,16 @@ export async function waitFor<T>(check: () => T | undefined | false | Promise<T 
   }
 }
 
-/** A Streamable HTTP MCP server (stateless) with one `echo` tool on `port` (0: any free port); records the headers of every request. */
-export async function httpUpstream(port = 0): Promise<{ url: string; headers: IncomingHttpHeaders[]; close(): Promise<void> }> {
+/**
+ * A Streamable HTTP MCP server (stateless) with one `echo` tool on `port` (0: any free port); records the headers of every request.
+ * `freeze(true)` makes it accept requests and never answer them (a hung server), `freeze(false)` answers again.
+ */
+export async function httpUpstream(port = 0): Promise<{ url: string; headers: IncomingHttpHeaders[]; freeze(frozen: boolean): void; close(): Promise<void> }> {
   const headers: IncomingHttpHeaders[] = [];
+  let frozen = false;
   const server = createServer((request, response) => {
     headers.push(request.headers);
+    if (frozen) return;
     const mcp = new Server({ name: 'http-upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [{ name: 'echo', description: 'Echoes its text.', inputSchema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } }],
@@ -56,6 +61,9 @@ export async function httpUpstream(port = 0): Promise<{ url: string; headers: In
   return {
     url: `http://127.0.0.1:${bound}/mcp`,
     headers,
+    freeze: (value) => {
+      frozen = value;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
