@@ -88,6 +88,9 @@ export type HealthCheck = () => Promise<void>;
 /** Work a higher layer does after a spill, before the call returns (retention's disk quota registers one). */
 export type AfterSpillHook = (spill: SpillWritten) => Promise<void> | void;
 
+/** Explains a call to a tool that is not registered (yet), with a better error than TOOL_NOT_FOUND; undefined when it cannot. */
+export type MissingToolExplainer = (name: string) => SpillwayError | undefined;
+
 /** One finished call, as operators count it (metrics subscribe to the `call` event). */
 export interface CallFinished {
   tool: string;
@@ -139,6 +142,7 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
   private readonly healthChecks = new Map<string, HealthCheck>();
+  private readonly missingToolExplainers: MissingToolExplainer[] = [];
   private toolChangesHeld = 0;
   private toolsChangedWhileHeld = false;
 
@@ -522,9 +526,22 @@ export class Host extends EventEmitter<HostEvents> {
     };
   }
 
+  /**
+   * Registers an explanation for calls to tools that are not registered:
+   * the upstreams answer a call to a server still connecting with
+   * UPSTREAM_UNAVAILABLE ("still connecting") rather than TOOL_NOT_FOUND.
+   */
+  onMissingTool(explain: MissingToolExplainer): void {
+    this.missingToolExplainers.push(explain);
+  }
+
   private requireTool(name: string): ToolDefinition {
     const tool = this.tools.get(name);
     if (tool !== undefined) return tool;
+    for (const explain of this.missingToolExplainers) {
+      const error = explain(name);
+      if (error !== undefined) throw error;
+    }
     const similar = closeNames(name, this.tools.keys());
     const hint = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : ` Available tools: ${[...this.tools.keys()].slice(0, 40).join(', ')}.`;
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });

@@ -25,6 +25,7 @@ export function startUpstreams(host: Host, options: StartUpstreamsOptions = {}):
   });
   host.registerTool(listUpstreamsTool(manager));
   host.setHealthSource('upstreams', () => manager.health());
+  host.onMissingTool((name) => manager.explainMissing(name));
   host.onClose(() => manager.close());
   manager.start();
   return manager;

@@ -384,7 +384,8 @@ export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
     return callFailure(this.name, generation, error, tool, timeoutMs);
   }
 
-  private unavailable(tool: string): SpillwayError {
+  /** The error of a call that cannot be sent now: still connecting, reconnecting (and when), failed. */
+  unavailable(tool: string): SpillwayError {
     const details = {
       upstream: this.name,
       tool,

@@ -1,11 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/schema.js';
+import type { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 import type { Logger } from '../log/logger.js';
 import { UpstreamConnection, type UpstreamConnectionEvents, type UpstreamStatus } from './upstream-connection.js';
 import type { UpstreamTimers } from './upstream-timers.js';
-import { exposedToolName, upstreamToolDefinition } from './upstream-tool.js';
+import { exposedToolName, namespaceSeparator, upstreamToolDefinition } from './upstream-tool.js';
 
 /** An upstream's status with the names its tools are offered under here. */
 export interface UpstreamReport extends UpstreamStatus {
@@ -81,6 +82,19 @@ export class UpstreamManager extends EventEmitter<UpstreamConnectionEvents> {
     this.start();
     await Promise.all(this.firstAttempts ?? []);
     return this.reports();
+  }
+
+  /**
+   * For a call to NAME__tool that is not registered: when upstream NAME is
+   * not connected (still connecting, or down before it ever listed its
+   * tools), the call gets its UPSTREAM_UNAVAILABLE rather than TOOL_NOT_FOUND.
+   */
+  explainMissing(offered: string): SpillwayError | undefined {
+    const separator = offered.indexOf(namespaceSeparator);
+    if (separator <= 0) return undefined;
+    const connection = this.connections.get(offered.slice(0, separator));
+    if (connection === undefined || connection.status().state === 'connected') return undefined;
+    return connection.unavailable(offered.slice(separator + namespaceSeparator.length));
   }
 
   get(name: string): UpstreamConnection | undefined {

@@ -119,6 +119,10 @@ test("a slow upstream's tools appear when it is ready, and MCP sessions get one 
   t.after(() => client.close());
   const before = (await client.listTools()).tools.map((tool) => tool.name);
   assert.ok(!before.includes('f__echo'));
+  const early = await call('f__echo', { text: 'too early' });
+  assert.equal(early.error?.code, 'UPSTREAM_UNAVAILABLE', 'a tool of an upstream still connecting is not "unknown"');
+  assert.match(early.text, /"f" is still connecting \(its handshake deadline is [^)]+\), so echo was not run/);
+  assert.equal((await call('nothing__here')).error?.code, 'TOOL_NOT_FOUND');
   let hostChanges = 0;
   env.host.on('tools-changed', () => (hostChanges += 1));
   const notified = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
