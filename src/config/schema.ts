@@ -289,7 +289,26 @@ export const configSchema = Type.Object(
         maxMessageBytes: Type.Integer({
           minimum: 1_048_576,
           default: 268_435_456,
-          description: "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call.",
+          description:
+            "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call with RESULT_TOO_LARGE and the server is restarted.",
+        }),
+        handshakeTimeoutMs: Type.Integer({
+          minimum: 1,
+          default: 30_000,
+          description:
+            'Deadline for an upstream to start and complete the MCP handshake (initialize and the tool listing); past it the attempt has failed and is retried with back-off. Serving never waits for it.',
+        }),
+        pingIntervalMs: Type.Integer({
+          minimum: 0,
+          default: 30_000,
+          description: 'A connection idle this long gets an MCP ping; 0 turns idle pings off (a ping still follows every call timeout).',
+        }),
+        pingTimeoutMs: Type.Integer({ minimum: 1, default: 10_000, description: 'A ping not answered within this time has failed.' }),
+        maxFailures: Type.Integer({
+          minimum: 1,
+          default: 3,
+          description:
+            'Failed pings, or timed-out calls, in a row after which an upstream is restarted (stdio: its process killed and started again) or reconnected (HTTP), with back-off.',
         }),
       },
       { ...closed, description: 'Defaults for every upstream server.' },

@@ -88,6 +88,9 @@ export type HealthCheck = () => Promise<void>;
 /** Work a higher layer does after a spill, before the call returns (retention's disk quota registers one). */
 export type AfterSpillHook = (spill: SpillWritten) => Promise<void> | void;
 
+/** Explains a call to a tool that is not registered (yet), with a better error than TOOL_NOT_FOUND; undefined when it cannot. */
+export type MissingToolExplainer = (name: string) => SpillwayError | undefined;
+
 /** One finished call, as operators count it (metrics subscribe to the `call` event). */
 export interface CallFinished {
   tool: string;
@@ -139,6 +142,9 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
   private readonly healthChecks = new Map<string, HealthCheck>();
+  private readonly missingToolExplainers: MissingToolExplainer[] = [];
+  private toolChangesHeld = 0;
+  private toolsChangedWhileHeld = false;
 
   constructor(options: HostOptions) {
     super();
@@ -174,14 +180,37 @@ export class Host extends EventEmitter<HostEvents> {
     const problem = this.validator.register(tool.name, tool.inputSchema);
     if (problem !== undefined) this.logger.warn({ tool: tool.name, problem }, 'tool schema cannot be compiled; arguments will not be validated locally');
     this.tools.set(tool.name, tool);
-    this.emit('tools-changed');
+    this.toolsChanged();
   }
 
   unregisterTool(name: string): boolean {
     const removed = this.tools.delete(name);
     this.validator.forget(name);
-    if (removed) this.emit('tools-changed');
+    if (removed) this.toolsChanged();
     return removed;
+  }
+
+  /**
+   * Runs `change` (several registerTool / unregisterTool calls) and emits
+   * `tools-changed` once after it, if it changed anything: an upstream that
+   * connects with 40 tools sends its MCP clients one tools/list_changed, not 40.
+   */
+  changeTools(change: () => void): void {
+    this.toolChangesHeld += 1;
+    try {
+      change();
+    } finally {
+      this.toolChangesHeld -= 1;
+      if (this.toolChangesHeld === 0 && this.toolsChangedWhileHeld) {
+        this.toolsChangedWhileHeld = false;
+        this.emit('tools-changed');
+      }
+    }
+  }
+
+  private toolsChanged(): void {
+    if (this.toolChangesHeld > 0) this.toolsChangedWhileHeld = true;
+    else this.emit('tools-changed');
   }
 
   /** A registered tool as clients see it (description resolved against the running configuration). */
@@ -497,9 +526,22 @@ export class Host extends EventEmitter<HostEvents> {
     };
   }
 
+  /**
+   * Registers an explanation for calls to tools that are not registered:
+   * the upstreams answer a call to a server still connecting with
+   * UPSTREAM_UNAVAILABLE ("still connecting") rather than TOOL_NOT_FOUND.
+   */
+  onMissingTool(explain: MissingToolExplainer): void {
+    this.missingToolExplainers.push(explain);
+  }
+
   private requireTool(name: string): ToolDefinition {
     const tool = this.tools.get(name);
     if (tool !== undefined) return tool;
+    for (const explain of this.missingToolExplainers) {
+      const error = explain(name);
+      if (error !== undefined) throw error;
+    }
     const similar = closeNames(name, this.tools.keys());
     const hint = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : ` Available tools: ${[...this.tools.keys()].slice(0, 40).join(', ')}.`;
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });
