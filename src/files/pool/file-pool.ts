@@ -39,7 +39,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called when the task has to wait for a thread, with how many are ahead of it. */
   onWaiting?: (ahead: number) => void;
-  /** Called when the task starts on a thread. */
+  /** Called when the task is admitted to a thread. */
   onStarted?: () => void;
   onProgress?: (progress: ProgressMessage) => void;
 }
@@ -83,6 +83,8 @@ export class FilePool {
       ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
     });
     try {
+      // Admitted means a thread is free for it (the gate lets in no more than the threads).
+      options.onStarted?.();
       return await this.runAdmitted<R>(kind, task, options);
     } finally {
       release();
@@ -106,13 +108,12 @@ export class FilePool {
     const queuedAt = Date.now();
     let runStartedAt: number | undefined;
     let done = false;
-    if (options.onProgress !== undefined || options.onStarted !== undefined || observer !== undefined) {
+    if (options.onProgress !== undefined || observer !== undefined) {
       channel = new MessageChannel();
       channel.port1.on('message', (message: ProgressMessage | { started: number }) => {
         if ('started' in message) {
           if (done) return;
           runStartedAt = message.started;
-          options.onStarted?.();
           observer?.({ phase: 'started', kind, waitMs: Math.max(0, message.started - queuedAt) });
         } else options.onProgress?.(message);
       });

@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { FilePool, type FileJobObservation, type RunOptions } from '../../files/pool/file-pool.js';
 import type { DocumentBlock, FigureBlock } from '../../files/formats/document-spec.js';
 import type { OutputTarget, ProgressMessage, WorkerKind } from '../../files/pool/worker-task.js';
+import { formatBytes, formatCount } from '../../util/format.js';
 
 /** What the file tools share: the real sandbox root and the worker pool (created on first use). */
 export interface FileToolServices {
@@ -108,7 +109,10 @@ function progressReports(kind: WorkerKind, context: ToolContext): Pick<RunOption
   return {
     onWaiting: (ahead) => report(`Waiting for a free ${kind} worker (${ahead} ahead).`),
     onStarted: () => report(`Building the ${kind} file.`),
-    onProgress: (progress: ProgressMessage) => report(`${progress.phase}: ${progress.rows} rows, ${progress.bytesRead} of ${progress.bytes} bytes read.`),
+    onProgress: (progress: ProgressMessage) =>
+      report(
+        `${progress.phase[0]?.toUpperCase()}${progress.phase.slice(1)}: ${formatCount(progress.rows)} rows, ${formatBytes(progress.bytesRead)} of ${formatBytes(progress.bytes)} read.`,
+      ),
   };
 }
 

@@ -29,6 +29,7 @@ export function sqlGateOptions(config: () => Config): AdmissionGateOptions {
   return {
     name: 'sql',
     noun: 'query',
+    plural: 'queries',
     keys: 'sql.maxConcurrent, sql.maxWaiting',
     limits: () => {
       const { sql, server } = config();
