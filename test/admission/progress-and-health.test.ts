@@ -6,6 +6,7 @@ import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/t
 import { startHttpFront } from '../../src/mcp/http-server.js';
 import type { GateStats } from '../../src/util/admission-gate.js';
 import { heldWorkers, holdControl } from '../fixtures/held-workers/hold-control.js';
+import { sample, scrape } from '../helpers/prometheus-text.js';
 import { makeRows } from '../helpers/temp-host.js';
 import { call, filesHost, spillRows } from '../files/helpers.js';
 
@@ -70,7 +71,7 @@ test('an export that waits for a worker sends notifications/progress (waiting, t
   assert.equal(quiet.isError, false);
 });
 
-test('GET /healthz shows each queue: running, waiting, limit and refusals', async (t) => {
+test('GET /healthz shows each queue: running, waiting, limit and refusals; /metrics has them as gauges', async (t) => {
   const env = await filesHost({ workers: { poolSize: 1, maxQueue: 1, taskTimeoutMs: 600_000 } }, { workerModules: heldWorkers });
   const hold = holdControl();
   t.after(async () => {
@@ -99,6 +100,10 @@ test('GET /healthz shows each queue: running, waiting, limit and refusals', asyn
   assert.equal(refused.error?.code, 'BUSY');
   const busy = (await healthz()).exports;
   assert.deepEqual([busy?.running, busy?.waiting, busy?.limit, busy?.refused.full], [1, 1, 2, 1]);
+  const metrics = await scrape(front.url.replace('/mcp', '/metrics'));
+  assert.equal(sample(metrics, 'spillway_queue_refused', { queue: 'exports', reason: 'full' }), 1);
+  assert.equal(sample(metrics, 'spillway_queue_waiting', { queue: 'exports' }), 1);
+  assert.equal(sample(metrics, 'spillway_queue_limit', { queue: 'exports' }), 2);
   hold.release('*');
   await Promise.all([held, waiting]);
 });
