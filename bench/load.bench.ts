@@ -231,7 +231,7 @@ export default async function loadBench(): Promise<void> {
       `server: 2 file threads, workers.maxQueue ${process.env.LOAD_BENCH_MAX_QUEUE ?? 64}, other caps at their defaults, queueWaitMs 30000; ${rowsPerQuery} rows per query, ${seconds} s per level`,
     );
     console.log(
-      `unloaded (1 session): p50 query ${fmt(quantile(baseline.latencies.query_sql, 0.5))} ms, CSV ${fmt(quantile(baseline.latencies.export_csv, 0.5))} ms, XLSX ${fmt(quantile(baseline.latencies.export_xlsx, 0.5))} ms\n`,
+      `unloaded (1 session) p50 / p99: ${tools.map((tool) => `${tool} ${fmt(quantile(baseline.latencies[tool], 0.5))} / ${fmt(quantile(baseline.latencies[tool], 0.99))} ms`).join(', ')}\n`,
     );
     console.log(
       '| sessions | s | accepted calls/s | loops/s | query p50 / p99 ms (p99 ÷ unloaded p50) | CSV p50 / p99 | XLSX p50 / p99 | refused | other errors | past 60 s | queue peaks running+waiting/limit | RSS MB start/peak/end | open files start/peak/end |',
