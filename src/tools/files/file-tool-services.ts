@@ -1,5 +1,6 @@
 import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { SpillwayError } from '../../errors.js';
 import type { Host } from '../../host/host.js';
 import type { ToolContext } from '../../host/tool.js';
 import { availableParallelism } from 'node:os';
@@ -82,7 +83,7 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
       } catch (error) {
         // A worker that failed by itself has already removed its file; one that was ended
         // (crash, timeout, cancellation) could not. Removing is safe either way.
-        if (filename !== undefined && writing.get(key) === 1) await removeTemporaryFiles(context.sandbox.folderPath('outputs'), filename);
+        if (filename !== undefined && writing.get(key) === 1 && !isRefusal(error)) await removeTemporaryFiles(context.sandbox.folderPath('outputs'), filename);
         throw error;
       } finally {
         const left = (writing.get(key) ?? 1) - 1;
@@ -92,6 +93,11 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
     },
   };
   return services;
+}
+
+/** Refused by the admission gate: no worker ever started, so there is no file to remove. */
+function isRefusal(error: unknown): boolean {
+  return SpillwayError.is(error) && error.code === 'BUSY';
 }
 
 function threadsFor(poolSize: number): number {
