@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { ToolContext } from '../host/tool.js';
+import type { AdmissionBoard } from '../util/admission-board.js';
 import type { AdmissionGate, GateLimits } from '../util/admission-gate.js';
 
 /** The caps of one upstream: its own keys in upstreams.NAME, else the upstream.* defaults. */
@@ -15,14 +16,10 @@ export function upstreamLimits(config: Config, upstream: string): GateLimits {
 /** The configuration each upstream gate reads its caps from: the latest call's, so a reload applies to the next call. */
 const latestConfig = new WeakMap<AdmissionGate, { config: Config }>();
 
-/**
- * Runs one call to an upstream once it has a turn in that upstream's queue
- * ("upstream:NAME" in /healthz): a slow or frozen upstream holds at most its
- * own callers, and a call past its caps is refused at once with BUSY.
- */
-export async function admitUpstreamCall<T>(context: ToolContext, upstream: string, call: () => Promise<T>): Promise<T> {
-  const holder = { config: context.config };
-  const gate = context.queues.gate({
+/** The queue of one upstream ("upstream:NAME"), its caps read from `config` (the latest given). */
+export function upstreamGate(queues: AdmissionBoard, upstream: string, config: Config): AdmissionGate {
+  const holder = { config };
+  const gate = queues.gate({
     name: `upstream:${upstream}`,
     noun: `call to ${upstream}`,
     plural: `calls to ${upstream}`,
@@ -31,6 +28,15 @@ export async function admitUpstreamCall<T>(context: ToolContext, upstream: strin
   });
   const latest = latestConfig.get(gate);
   if (latest === undefined) latestConfig.set(gate, holder);
-  else latest.config = context.config;
-  return await gate.run(call, { signal: context.signal });
+  else latest.config = config;
+  return gate;
+}
+
+/**
+ * Runs one call to an upstream once it has a turn in that upstream's queue
+ * ("upstream:NAME" in /healthz): a slow or frozen upstream holds at most its
+ * own callers, and a call past its caps is refused at once with BUSY.
+ */
+export async function admitUpstreamCall<T>(context: ToolContext, upstream: string, call: () => Promise<T>): Promise<T> {
+  return await upstreamGate(context.queues, upstream, context.config).run(call, { signal: context.signal });
 }

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { LazySqlSource } from '../../src/sql/open-sql-source.js';
 import type { SqlResult, SqlSource } from '../../src/sql/sql-source.js';
 import { querySqlTool, sqlGateOptions } from '../../src/tools/sql/query-sql.js';
 import type { UpstreamConnection } from '../../src/upstream/upstream-connection.js';
+import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { upstreamToolDefinition } from '../../src/upstream/upstream-tool.js';
 import type { GateStats } from '../../src/util/admission-gate.js';
 import { tempHost } from '../helpers/temp-host.js';
@@ -97,4 +99,16 @@ test('calls to one upstream beyond its caps are refused with BUSY (queue upstrea
   const health = env.host.health();
   assert.deepEqual(queue(health, 'upstream:slow')?.refused, { full: 1, deadline: 0 });
   assert.deepEqual([queue(health, 'upstream:other')?.maxRunning, queue(health, 'upstream:other')?.maxWaiting], [8, 32]);
+});
+
+test('each configured upstream has its queue in the health report from the start, with its own caps', async (t) => {
+  const env = await tempHost({ upstream: { maxConcurrent: 8, maxWaiting: 32 } });
+  t.after(() => env.cleanup());
+  env.host.updateConfig({
+    ...env.host.config,
+    upstreams: { missing: { command: path.join(env.dir, 'no-such-program'), maxWaiting: 3 } },
+  });
+  await startUpstreams(env.host);
+  const missing = queue(env.host.health(), 'upstream:missing');
+  assert.deepEqual([missing?.maxRunning, missing?.maxWaiting, missing?.admitted], [8, 3, 0]);
 });
