@@ -11,6 +11,8 @@ import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
+import { AdmissionBoard } from '../util/admission-board.js';
+import type { GateTimers } from '../util/admission-gate.js';
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
 import { ExecutionRecordStore, type ExecutionRecord } from './execution-record.js';
@@ -51,6 +53,8 @@ export interface HostOptions {
   now?: () => Date;
   /** Spill numbers shared with the other replicas of a fleet (coordination.redis); without it, this process numbers its own. */
   spillNumbers?: SpillNumbers;
+  /** Timers of the admission queues' waiting deadlines, injectable for tests. */
+  queueTimers?: GateTimers;
 }
 
 /** Filled by ToolContext.invoke: what a delegating call really ran, and what the user approved. */
@@ -131,6 +135,8 @@ export interface HostEvents {
 export class Host extends EventEmitter<HostEvents> {
   readonly sandbox: SandboxRoot;
   readonly logger: Logger;
+  /** Admission control: the caps on work that can pile up (exports, queries, upstream calls), shown in /healthz. */
+  readonly queues: AdmissionBoard;
   private currentConfig: Config;
   private readonly tools = new Map<string, ToolDefinition>();
   private readonly validator = new ArgumentValidator();
@@ -154,6 +160,8 @@ export class Host extends EventEmitter<HostEvents> {
     this.approve = options.approve;
     this.now = options.now ?? (() => new Date());
     this.spillNumbers = options.spillNumbers;
+    this.queues = new AdmissionBoard(options.queueTimers === undefined ? {} : { timers: options.queueTimers });
+    this.setHealthSource('queues', () => this.queues.report());
     this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, (error) =>
       this.logger.warn({ err: error }, 'execution record could not be written'),
     );
@@ -501,6 +509,8 @@ export class Host extends EventEmitter<HostEvents> {
       config: this.currentConfig,
       logger: log,
       signal: context.signal ?? new AbortController().signal,
+      queues: this.queues,
+      progress: context.onProgress ?? (() => undefined),
       toolNames: () => [...this.tools.keys()],
       invoke: async (name, args, via) => {
         if (depth > 0) {

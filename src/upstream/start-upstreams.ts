@@ -1,5 +1,6 @@
 import type { Host } from '../host/host.js';
 import { listUpstreamsTool } from '../tools/upstream/list-upstreams.js';
+import { upstreamGate } from './upstream-admission.js';
 import { UpstreamManager } from './upstream-manager.js';
 import type { UpstreamTimers } from './upstream-timers.js';
 
@@ -26,6 +27,8 @@ export function startUpstreams(host: Host, options: StartUpstreamsOptions = {}):
   host.registerTool(listUpstreamsTool(manager));
   host.setHealthSource('upstreams', () => manager.health());
   host.onMissingTool((name) => manager.explainMissing(name));
+  // Each configured upstream's queue shows in /healthz from the start (one added by a reload, from its first call).
+  for (const name of Object.keys(host.config.upstreams)) upstreamGate(host.queues, name, host.config);
   host.onClose(() => manager.close());
   manager.start();
   return manager;
