@@ -148,9 +148,15 @@ export class Host extends EventEmitter<HostEvents> {
     this.approve = options.approve;
     this.now = options.now ?? (() => new Date());
     this.spillNumbers = options.spillNumbers;
-    this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, (error) =>
-      this.logger.warn({ err: error }, 'execution record could not be written'),
-    );
+    this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, {
+      onEpisode: (episode) => {
+        if (episode.kind === 'start')
+          // Once per episode, not per record: /healthz "records" counts them.
+          this.logger.warn({ err: episode.error, until: 'the file is writable again' }, 'execution record could not be written');
+        else this.logger.warn({ dropped: episode.dropped }, 'execution record written again after dropping records');
+      },
+    });
+    this.healthSources.set('records', () => this.records.health());
   }
 
   get config(): Config {
