@@ -6,7 +6,7 @@ import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.
 import { silentLogger, type Logger } from '../log/logger.js';
 import { approvedArguments, digestForApproval, sha256Hex } from '../policy/approval-digest.js';
 import { authorize, decide } from '../policy/authorize.js';
-import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
+import { asDiskError, assertConversationId, withoutHostPaths, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
@@ -357,7 +357,9 @@ export class Host extends EventEmitter<HostEvents> {
     try {
       output = await this.run(call, callId, context, sandbox, log, delegation, unlisted);
     } catch (error) {
-      failure = toSpillwayError(error, 'TOOL_FAILED');
+      // A file-system failure reaches the model coded (DISK_FULL, ...), and no message names a host folder.
+      const coded = toSpillwayError(asDiskError(error, { base: sandbox.dir }), 'TOOL_FAILED');
+      failure = withoutHostPaths(withoutHostPaths(coded, sandbox.dir), this.sandbox.root);
     }
 
     const executed = output?.executed ?? delegation.executed;

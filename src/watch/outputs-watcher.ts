@@ -73,7 +73,7 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
   const placeOf = (absolute: string): Place => {
     const relative = path.relative(root, absolute);
     if (relative === '') return { kind: 'tree' };
-    if (relative.startsWith('..') || path.isAbsolute(relative)) return { kind: 'ignored' };
+    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return { kind: 'ignored' };
     const segments = relative.split(path.sep);
     const containers = segments.slice(0, conversationDepth);
     if (!containers.every(isFolderName)) return { kind: 'ignored' };
