@@ -46,12 +46,13 @@ export function isDiskFault(error: unknown): error is SpillwayError {
  * path: DISK_FULL for ENOSPC/EDQUOT, SANDBOX_READ_ONLY for EROFS (and
  * EACCES/EPERM when writing), DISK_IO for EIO and any other unexpected errno.
  * A disk fault already coded (by a lower layer that knew less) is coded again
- * from its cause with this context. Undefined for anything else, including
+ * from its cause when this context names the path. Undefined for anything else, including
  * errnos about the path (ENOENT, ELOOP, ...).
  */
 export function toDiskError(error: unknown, context: DiskErrorContext = {}): SpillwayError | undefined {
   if (isDiskFault(error)) {
-    const again = isSystemError(error.cause) ? toDiskError(error.cause, context) : undefined;
+    // Named again only by a caller that knows the path better; a folder alone would lose the name it has.
+    const again = context.path !== undefined && isSystemError(error.cause) ? toDiskError(error.cause, context) : undefined;
     return again ?? error;
   }
   if (!isSystemError(error)) return undefined;

@@ -25,7 +25,11 @@ export function workerTask<T extends { progressPort?: import('node:worker_thread
       return { ok: true, result: await run(task, progress) };
     } catch (error) {
       const base = conversationDir(task);
-      const failure = toSpillwayError(asDiskError(error, base === undefined ? {} : { base }), 'WORKER_FAILED');
+      const file = outputName(task);
+      const failure = toSpillwayError(
+        asDiskError(error, { ...(base === undefined ? {} : { base }), ...(file === undefined ? {} : { path: file }) }),
+        'WORKER_FAILED',
+      );
       return { ok: false, error: (base === undefined ? failure : withoutHostPaths(failure, base)).toJSON() };
     } finally {
       task.progressPort?.close();
@@ -42,4 +46,10 @@ function conversationDir(task: { output?: unknown; sources?: unknown }): string 
   } catch {
     return undefined;
   }
+}
+
+/** The output a sandbox task writes, as the model names it. */
+function outputName(task: { output?: unknown }): string | undefined {
+  const target = task.output as { kind?: unknown; filename?: unknown } | undefined;
+  return target?.kind === 'sandbox' && typeof target.filename === 'string' ? `outputs/${target.filename}` : undefined;
 }
