@@ -73,6 +73,27 @@ export function asDiskError(error: unknown, context: DiskErrorContext = {}): unk
   return toDiskError(error, context) ?? error;
 }
 
+/** strerror texts, as a library in another process (DuckDB) reports a failed write. */
+const strerrorTexts: [RegExp, string][] = [
+  [/No space left on device/i, 'ENOSPC'],
+  [/Disk quota exceeded/i, 'EDQUOT'],
+  [/Read-only file system/i, 'EROFS'],
+  [/Input\/output error/i, 'EIO'],
+];
+
+/**
+ * A failure reported only as text by another process (DuckDB's "IO Error: Could
+ * not write file ...: No space left on device") as the disk fault it names, or
+ * undefined when its message names none.
+ */
+export function toDiskErrorFromText(error: unknown, context: DiskErrorContext = {}): SpillwayError | undefined {
+  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
+  const errno = strerrorTexts.find(([pattern]) => pattern.test(message))?.[1];
+  if (errno === undefined) return undefined;
+  const fault = toDiskError(Object.assign(new Error(`${errno}: reported by a child process`), { code: errno, syscall: 'write' }), context);
+  return fault === undefined ? undefined : new SpillwayError(fault.code, fault.message, fault.details, { cause: error });
+}
+
 /**
  * A coded error with every mention of a host folder taken out of its message
  * and details: a path under `base` becomes relative to it, `base` itself ".".

@@ -38,7 +38,7 @@ async function folderOf(env: TempHost, folder: 'outputs' | 'args' | 'results', c
   return sandbox.folderPath(folder);
 }
 
-test('exports, documents and attach_file on a full disk fail with DISK_FULL, a relative path and no file left', async (t) => {
+test('exports (CSV, XLSX, Parquet), documents, charts and attach_file on a full disk fail with DISK_FULL, a relative path and no file left', async (t) => {
   const { env, mounts } = await hostWithMounts(t);
   const source = await spillRows(env, makeRows(3000));
   const outputs = await folderOf(env, 'outputs');
@@ -52,6 +52,15 @@ test('exports, documents and attach_file on a full disk fail with DISK_FULL, a r
   assertCodedWithoutHostPath(env, await call(env, 'export_table', { source, format: 'xlsx', filename: 'all.xlsx' }), 'DISK_FULL');
   const document = await call(env, 'build_document', { format: 'docx', spec: { title: 'All', blocks: [{ type: 'table', source }] } });
   assertCodedWithoutHostPath(env, document, 'DISK_FULL');
+  const parquet = await call(env, 'export_table', { source, format: 'parquet', filename: 'all.parquet' });
+  assertCodedWithoutHostPath(env, parquet, 'DISK_FULL');
+  assert.equal(parquet.error?.details?.path, 'outputs/all.parquet');
+  const chart = await call(env, 'build_chart', {
+    source,
+    range: { start: 0, count: 200 },
+    spec: { mark: 'bar', encoding: { x: { field: 'name', type: 'nominal' }, y: { field: 'id', type: 'quantitative' } } },
+  });
+  assertCodedWithoutHostPath(env, chart, 'DISK_FULL');
   const attached = await call(env, 'attach_file', { path: source });
   assertCodedWithoutHostPath(env, attached, 'DISK_FULL');
   assert.match(attached.text, /outputs\//);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { SpillwayError } from '../../src/errors.js';
 import { workerTask } from '../../src/files/pool/worker-run.js';
-import { createPendingFile, SandboxRoot, toDiskError, withoutHostPaths, writeFileAtomic } from '../../src/sandbox/index.js';
+import { createPendingFile, SandboxRoot, toDiskError, toDiskErrorFromText, withoutHostPaths, writeFileAtomic } from '../../src/sandbox/index.js';
 import { mountReadOnly, mountSmallDisk, type TestMount } from '../helpers/mounts.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -65,6 +65,15 @@ test('property: whatever the file under the conversation, the message and detail
       assert.equal(error.details?.path, segments.join('/'));
     }),
   );
+});
+
+test("a child process's strerror text (DuckDB) is read as the disk fault it names; other text is not", () => {
+  const duckdb = new SpillwayError('SQL_ERROR', 'DuckDB error: IO Error: Could not write file "outputs/.x.parquet.1.ab.tmp": No space left on device');
+  const fault = toDiskErrorFromText(duckdb, { path: 'outputs/x.parquet' });
+  assert.equal(fault?.code, 'DISK_FULL');
+  assert.equal(fault?.details?.path, 'outputs/x.parquet');
+  assert.equal(toDiskErrorFromText(new Error('IO Error: Read-only file system'))?.code, 'SANDBOX_READ_ONLY');
+  assert.equal(toDiskErrorFromText(new SpillwayError('SQL_ERROR', 'Binder Error: column "x" not found')), undefined);
 });
 
 test('withoutHostPaths turns the conversation folder into relative paths in message and details', () => {
