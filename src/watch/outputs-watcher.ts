@@ -3,7 +3,7 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Host } from '../host/host.js';
 import { describeAttachment } from '../outputs/attachments.js';
-import { assertConversationId, conversationDepth, isTempName } from '../sandbox/index.js';
+import { assertConversationId, conversationDepth, isTempName, type ConversationSandbox } from '../sandbox/index.js';
 import { FolderWatches } from './folder-watches.js';
 
 export interface OutputsWatcher {
@@ -35,7 +35,11 @@ export interface OutputsWatcherOptions {
 }
 
 /** What a path under the root is to the watcher. */
-type Place = { kind: 'tree' } | { kind: 'outputs'; conversationId: string; level: number } | { kind: 'ignored' };
+type Place =
+  | { kind: 'tree' }
+  /** `containers`: the folders from the root to the conversation (with principals: principal, conversation). */
+  | { kind: 'outputs'; conversationId: string; containers: string[]; level: number }
+  | { kind: 'ignored' };
 
 /**
  * Watches every conversation's outputs/ for files that appear by any route (a
@@ -80,7 +84,12 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
     if (segments.length <= conversationDepth) return { kind: 'tree' };
     if (segments[conversationDepth] !== 'outputs') return { kind: 'ignored' };
     if (isTempName(segments[segments.length - 1] as string)) return { kind: 'ignored' };
-    return { kind: 'outputs', conversationId: segments[conversationDepth - 1] as string, level: segments.length - conversationDepth - 1 };
+    return {
+      kind: 'outputs',
+      conversationId: segments[conversationDepth - 1] as string,
+      containers,
+      level: segments.length - conversationDepth - 1,
+    };
   };
 
   const decide = (absolute: string, outcome: boolean) => options.onDecided?.(absolute, outcome);
@@ -93,7 +102,7 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
     const signature = `${info.size}:${info.mtimeMs}`;
     if (decided.get(absolute) === signature) return false;
     remember(decided, absolute, signature);
-    const sandbox = host.sandbox.conversation(place.conversationId);
+    const sandbox = conversationAt(host, place.containers);
     const attachment = describeAttachment(sandbox, absolute, info.size);
     const key = `${place.conversationId}/${attachment.path}`;
     if (announced.get(key) === info.size) {
@@ -212,6 +221,18 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
       await readyPromise.catch(() => undefined);
     },
   };
+}
+
+/**
+ * The sandbox of the conversation folder at `containers` below the root. With
+ * principals (<root>/<principal>/<conversation>, conversationDepth 2) the
+ * first folder is the principal, passed as `conversation(id, principal)`.
+ */
+function conversationAt(host: Host, containers: string[]): ConversationSandbox {
+  const conversationId = containers[containers.length - 1] as string;
+  if (containers.length === 1) return host.sandbox.conversation(conversationId);
+  const withPrincipal = host.sandbox.conversation as (id: string, principal?: string) => ConversationSandbox;
+  return withPrincipal.call(host.sandbox, conversationId, containers[0]);
 }
 
 /** Adds to a bounded map: past 10,000 entries the oldest goes. */
