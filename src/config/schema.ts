@@ -496,6 +496,29 @@ export const configSchema = Type.Object(
       },
       { ...closed, description: 'The embedded demo database.' },
     ),
+    watch: Type.Object(
+      {
+        maxWatchedFolders: Type.Integer({
+          minimum: 0,
+          default: 4096,
+          description:
+            'Folders the outputs watcher follows with a kernel watch (one inotify watch each: the sandbox root, conversation folders, outputs/ and its sub-folders); folders past this are polled.',
+        }),
+        pollIntervalMs: Type.Integer({
+          minimum: 100,
+          default: 2000,
+          description:
+            'How often folders past maxWatchedFolders are looked at (ms). Polling sees files that appear (or are renamed into place), not files rewritten in place.',
+        }),
+        outputsDepth: Type.Integer({
+          minimum: 0,
+          maximum: 16,
+          default: 3,
+          description: 'Levels of sub-folders under outputs/ that are watched; files deeper down are not announced.',
+        }),
+      },
+      { ...closed, description: 'The outputs watcher of `spillway serve`: files that appear in outputs/ by any route are announced to the conversation.' },
+    ),
     log: Type.Object(
       {
         level: enumOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),

@@ -6,3 +6,4 @@ export * from './layout.js';
 export { PinnedFolder, isRedirectRefusal } from './pinned-folder.js';
 export { readSidecar } from './read-sidecar.js';
 export { readBounded } from './read-bounded.js';
+export { asDiskError, diskFaultCode, isDiskFault, toDiskError, toDiskErrorFromText, withoutHostPaths, type DiskErrorContext, type DiskFaultCode } from './disk-errors.js';
