@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { conversationFolders, isPublishTempName, metadataSuffix, PinnedFolder } from '../sandbox/index.js';
 import type { Pacer } from './pacer.js';
@@ -59,7 +59,6 @@ export async function recoverConversation(options: RecoverOptions): Promise<Left
 
   const visit = async (absolute: string, relative: string, depth: number): Promise<void> => {
     let folder: PinnedFolder;
-    let names: string[];
     try {
       folder = PinnedFolder.openSync(absolute);
     } catch {
@@ -67,29 +66,49 @@ export async function recoverConversation(options: RecoverOptions): Promise<Left
     }
     const subfolders: string[] = [];
     try {
-      names = readdirSync(folder.entry(''));
-      const files = new Map<string, Stats>();
-      for (const name of names) {
+      // Names and types from readdir; only the few candidates (temporary names, sidecars whose
+      // data is missing) are lstat'ed, so this pass costs about one readdir per folder.
+      const entries = readdirSync(folder.entry(''), { withFileTypes: true });
+      const listed = options.pacer.step();
+      if (listed !== undefined) await listed;
+      const names = new Set<string>();
+      const candidates: string[] = [];
+      const top = relative.split('/')[0] ?? '';
+      for (const entry of entries) {
+        if (entry.isDirectory()) {
+          if (depth > 0 || (conversationFolders as readonly string[]).includes(entry.name)) subfolders.push(entry.name);
+          continue;
+        }
+        names.add(entry.name);
+        if (isPublishTempName(entry.name) || (sidecarFolders.has(top) && entry.name.endsWith(metadataSuffix))) candidates.push(entry.name);
+      }
+      let published: Set<number> | undefined;
+      /** Inodes of the folder's other files that have more than one link (listed once, only when a temporary file has two). */
+      const publishedInodes = async (): Promise<Set<number>> => {
+        if (published !== undefined) return published;
+        published = new Set<number>();
+        for (const name of names) {
+          if (isPublishTempName(name)) continue;
+          const info = lstatSync(folder.entry(name), { throwIfNoEntry: false });
+          if (info?.isFile() === true && info.nlink > 1) published.add(info.ino);
+          const pause = options.pacer.step();
+          if (pause !== undefined) await pause;
+        }
+        return published;
+      };
+      for (const name of candidates) {
+        const isTemp = isPublishTempName(name);
+        if (!isTemp) {
+          const data = name.slice(0, -metadataSuffix.length);
+          if (names.has(data) || data.endsWith(metadataSuffix)) continue;
+        }
         const info = lstatSync(folder.entry(name), { throwIfNoEntry: false });
         const pause = options.pacer.step();
         if (pause !== undefined) await pause;
-        if (info === undefined) continue;
-        if (info.isDirectory()) {
-          if (depth > 0 || (conversationFolders as readonly string[]).includes(name)) subfolders.push(name);
-        } else if (info.isFile()) files.set(name, info);
-      }
-      const published = new Set<number>();
-      for (const [name, info] of files) if (!isPublishTempName(name) && info.nlink > 1) published.add(info.ino);
-      const top = relative.split('/')[0] ?? '';
-      for (const [name, info] of files) {
+        if (info === undefined || !info.isFile()) continue;
         let kind: LeftoverKind | undefined;
-        if (isPublishTempName(name)) {
-          if (info.nlink > 1 && published.has(info.ino)) kind = 'second link';
-          else if (info.mtimeMs < cutoffMs) kind = 'temporary file';
-        } else if (sidecarFolders.has(top) && name.endsWith(metadataSuffix) && info.mtimeMs < cutoffMs) {
-          const data = name.slice(0, -metadataSuffix.length);
-          if (!files.has(data) && !data.endsWith(metadataSuffix)) kind = 'sidecar without data';
-        }
+        if (isTemp && info.nlink > 1 && (await publishedInodes()).has(info.ino)) kind = 'second link';
+        else if (info.mtimeMs < cutoffMs) kind = isTemp ? 'temporary file' : 'sidecar without data';
         const childRelative = relative === '' ? name : `${relative}/${name}`;
         if (kind === undefined || options.skip?.has(childRelative) === true) continue;
         if (!options.dryRun) {
