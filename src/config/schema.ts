@@ -24,6 +24,12 @@ const spillToolOverride = Type.Object(
 
 const stringMap = recordOf(Type.String());
 
+/** Per-upstream caps; absent, upstream.maxConcurrent and upstream.maxWaiting apply. */
+const upstreamAdmission = {
+  maxConcurrent: Type.Optional(Type.Integer({ minimum: 1, description: 'Calls to this upstream running at once (default upstream.maxConcurrent).' })),
+  maxWaiting: Type.Optional(Type.Integer({ minimum: 0, description: 'Calls to this upstream waiting for a slot (default upstream.maxWaiting).' })),
+};
+
 const upstreamServer = oneOf([
   Type.Object(
     {
@@ -32,6 +38,7 @@ const upstreamServer = oneOf([
       env: Type.Optional(stringMap),
       cwd: Type.Optional(Type.String()),
       timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+      ...upstreamAdmission,
     },
     closed,
   ),
@@ -40,6 +47,7 @@ const upstreamServer = oneOf([
       url: Type.String({ pattern: '^https?://', description: 'Streamable HTTP endpoint.' }),
       headers: Type.Optional(stringMap),
       timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+      ...upstreamAdmission,
     },
     closed,
   ),
@@ -110,6 +118,12 @@ export const configSchema = Type.Object(
           minimum: 1000,
           default: 21_600_000,
           description: "An HTTP MCP session with no request for this long is closed (its conversation's files stay until retention).",
+        }),
+        queueWaitMs: Type.Integer({
+          minimum: 1,
+          default: 30_000,
+          description:
+            "Longest wait for a slot in any admission queue (exports, charts, query_sql, query_files, scripts, each upstream); a call still waiting is refused with BUSY (or SQL_BUSY, SCRIPT_BUSY). Keep it below your clients' request timeout (60 s in the MCP SDK).",
         }),
       },
       { ...closed, description: 'The MCP front over Streamable HTTP (`spillway serve`).' },
@@ -295,7 +309,36 @@ export const configSchema = Type.Object(
         maxMessageBytes: Type.Integer({
           minimum: 1_048_576,
           default: 268_435_456,
-          description: "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call.",
+          description:
+            "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call with RESULT_TOO_LARGE and the server is restarted.",
+        }),
+        handshakeTimeoutMs: Type.Integer({
+          minimum: 1,
+          default: 30_000,
+          description:
+            'Deadline for an upstream to start and complete the MCP handshake (initialize and the tool listing); past it the attempt has failed and is retried with back-off. Serving never waits for it.',
+        }),
+        pingIntervalMs: Type.Integer({
+          minimum: 0,
+          default: 30_000,
+          description: 'A connection idle this long gets an MCP ping; 0 turns idle pings off (a ping still follows every call timeout).',
+        }),
+        pingTimeoutMs: Type.Integer({ minimum: 1, default: 10_000, description: 'A ping not answered within this time has failed.' }),
+        maxFailures: Type.Integer({
+          minimum: 1,
+          default: 3,
+          description:
+            'Failed pings, or timed-out calls, in a row after which an upstream is restarted (stdio: its process killed and started again) or reconnected (HTTP), with back-off.',
+        }),
+        maxConcurrent: Type.Integer({
+          minimum: 1,
+          default: 8,
+          description: 'Calls to one upstream running at once; more wait (upstreams.NAME.maxConcurrent overrides).',
+        }),
+        maxWaiting: Type.Integer({
+          minimum: 0,
+          default: 32,
+          description: 'Calls to one upstream waiting for a slot at most; more are refused with BUSY (upstreams.NAME.maxWaiting overrides).',
         }),
       },
       { ...closed, description: 'Defaults for every upstream server.' },
@@ -327,6 +370,8 @@ export const configSchema = Type.Object(
             'Bytes (as JSON rows) one query returns at most, enforced in the query process; a result cut by it says so (cutAtBytes), and a single row larger than it is refused with RESULT_TOO_LARGE.',
         }),
         timeoutMs: Type.Integer({ minimum: 1, default: 30_000, description: 'A query running longer is interrupted.' }),
+        maxConcurrent: Type.Integer({ minimum: 1, default: 2, description: 'Queries running at once; more wait for a slot.' }),
+        maxWaiting: Type.Integer({ minimum: 0, default: 16, description: 'Queries waiting for a slot at most; more are refused with BUSY.' }),
       },
       { ...closed, description: 'The query_sql tool.' },
     ),

@@ -11,6 +11,8 @@ import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
+import { AdmissionBoard } from '../util/admission-board.js';
+import type { GateTimers } from '../util/admission-gate.js';
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
 import { ExecutionRecordStore, type ExecutionRecord } from './execution-record.js';
@@ -51,6 +53,8 @@ export interface HostOptions {
   now?: () => Date;
   /** Spill numbers shared with the other replicas of a fleet (coordination.redis); without it, this process numbers its own. */
   spillNumbers?: SpillNumbers;
+  /** Timers of the admission queues' waiting deadlines, injectable for tests. */
+  queueTimers?: GateTimers;
 }
 
 /** Filled by ToolContext.invoke: what a delegating call really ran, and what the user approved. */
@@ -87,6 +91,9 @@ export type HealthCheck = () => Promise<void>;
 
 /** Work a higher layer does after a spill, before the call returns (retention's disk quota registers one). */
 export type AfterSpillHook = (spill: SpillWritten) => Promise<void> | void;
+
+/** Explains a call to a tool that is not registered (yet), with a better error than TOOL_NOT_FOUND; undefined when it cannot. */
+export type MissingToolExplainer = (name: string) => SpillwayError | undefined;
 
 /** One finished call, as operators count it (metrics subscribe to the `call` event). */
 export interface CallFinished {
@@ -128,6 +135,8 @@ export interface HostEvents {
 export class Host extends EventEmitter<HostEvents> {
   readonly sandbox: SandboxRoot;
   readonly logger: Logger;
+  /** Admission control: the caps on work that can pile up (exports, queries, upstream calls), shown in /healthz. */
+  readonly queues: AdmissionBoard;
   private currentConfig: Config;
   private readonly tools = new Map<string, ToolDefinition>();
   private readonly validator = new ArgumentValidator();
@@ -139,6 +148,9 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
   private readonly healthChecks = new Map<string, HealthCheck>();
+  private readonly missingToolExplainers: MissingToolExplainer[] = [];
+  private toolChangesHeld = 0;
+  private toolsChangedWhileHeld = false;
 
   constructor(options: HostOptions) {
     super();
@@ -148,6 +160,8 @@ export class Host extends EventEmitter<HostEvents> {
     this.approve = options.approve;
     this.now = options.now ?? (() => new Date());
     this.spillNumbers = options.spillNumbers;
+    this.queues = new AdmissionBoard(options.queueTimers === undefined ? {} : { timers: options.queueTimers });
+    this.setHealthSource('queues', () => this.queues.report());
     this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, (error) =>
       this.logger.warn({ err: error }, 'execution record could not be written'),
     );
@@ -174,14 +188,37 @@ export class Host extends EventEmitter<HostEvents> {
     const problem = this.validator.register(tool.name, tool.inputSchema);
     if (problem !== undefined) this.logger.warn({ tool: tool.name, problem }, 'tool schema cannot be compiled; arguments will not be validated locally');
     this.tools.set(tool.name, tool);
-    this.emit('tools-changed');
+    this.toolsChanged();
   }
 
   unregisterTool(name: string): boolean {
     const removed = this.tools.delete(name);
     this.validator.forget(name);
-    if (removed) this.emit('tools-changed');
+    if (removed) this.toolsChanged();
     return removed;
+  }
+
+  /**
+   * Runs `change` (several registerTool / unregisterTool calls) and emits
+   * `tools-changed` once after it, if it changed anything: an upstream that
+   * connects with 40 tools sends its MCP clients one tools/list_changed, not 40.
+   */
+  changeTools(change: () => void): void {
+    this.toolChangesHeld += 1;
+    try {
+      change();
+    } finally {
+      this.toolChangesHeld -= 1;
+      if (this.toolChangesHeld === 0 && this.toolsChangedWhileHeld) {
+        this.toolsChangedWhileHeld = false;
+        this.emit('tools-changed');
+      }
+    }
+  }
+
+  private toolsChanged(): void {
+    if (this.toolChangesHeld > 0) this.toolsChangedWhileHeld = true;
+    else this.emit('tools-changed');
   }
 
   /** A registered tool as clients see it (description resolved against the running configuration). */
@@ -472,6 +509,8 @@ export class Host extends EventEmitter<HostEvents> {
       config: this.currentConfig,
       logger: log,
       signal: context.signal ?? new AbortController().signal,
+      queues: this.queues,
+      progress: context.onProgress ?? (() => undefined),
       toolNames: () => [...this.tools.keys()],
       invoke: async (name, args, via) => {
         if (depth > 0) {
@@ -497,9 +536,22 @@ export class Host extends EventEmitter<HostEvents> {
     };
   }
 
+  /**
+   * Registers an explanation for calls to tools that are not registered:
+   * the upstreams answer a call to a server still connecting with
+   * UPSTREAM_UNAVAILABLE ("still connecting") rather than TOOL_NOT_FOUND.
+   */
+  onMissingTool(explain: MissingToolExplainer): void {
+    this.missingToolExplainers.push(explain);
+  }
+
   private requireTool(name: string): ToolDefinition {
     const tool = this.tools.get(name);
     if (tool !== undefined) return tool;
+    for (const explain of this.missingToolExplainers) {
+      const error = explain(name);
+      if (error !== undefined) throw error;
+    }
     const similar = closeNames(name, this.tools.keys());
     const hint = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : ` Available tools: ${[...this.tools.keys()].slice(0, 40).join(', ')}.`;
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });

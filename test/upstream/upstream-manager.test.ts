@@ -24,8 +24,9 @@ async function hostWithUpstreams(
   });
   recordDirHolder.dir = path.join(env.dir, 'received');
   env.host.updateConfig({ ...env.config, upstreams: upstreams(recordDirHolder.dir) as TempHost['config']['upstreams'] });
-  const manager = await startUpstreams(env.host);
+  const manager = startUpstreams(env.host);
   t.after(() => env.cleanup());
+  await manager.settled();
   return {
     env,
     manager,
@@ -51,7 +52,7 @@ test('upstream tools are offered as NAME__tool with their input schemas and orig
   const upstreams = (listed.value as { upstreams: { name: string; state: string; offered: string[] }[] }).upstreams;
   assert.equal(upstreams[0]?.state, 'connected');
   assert.ok(upstreams[0]?.offered.includes('rec__record'));
-  assert.deepEqual(env.host.health().upstreams, { rec: { state: 'connected', tools: 6, failures: 0 } });
+  assert.deepEqual(env.host.health().upstreams, { rec: { state: 'connected', tools: 6, failures: 0, restarts: 0 } });
 });
 
 test('an upstream isError result is spilled like a local error, head and tail kept', async (t) => {
@@ -187,7 +188,7 @@ test('closing while an upstream hangs in its handshake stops it without waiting 
   });
   t.after(() => env.cleanup());
   const manager = new UpstreamManager({ host: env.host, config: env.config, logger: env.host.logger });
-  const started = manager.start();
+  const started = manager.settled();
   await waitFor(() => manager.get('mute')?.status().state === 'connecting', 'the attempt');
   const outcome = await Promise.race([
     manager.close().then(() => 'closed'),
@@ -203,7 +204,8 @@ test('an upstream tool whose name is already taken is not offered, and the local
   t.after(() => env.cleanup());
   env.host.registerTool({ name: 'rec__record', description: 'local', inputSchema: { type: 'object' }, handler: () => ({ value: 'local ran' }) });
   env.host.updateConfig({ ...env.config, upstreams: { rec: recordingEntry(path.join(env.dir, 'received')) as TempHost['config']['upstreams'][string] } });
-  const manager = await startUpstreams(env.host);
+  const manager = startUpstreams(env.host);
+  await manager.settled();
   assert.equal(env.host.getTool('rec__record')?.description, 'local');
   assert.ok(!manager.reports()[0]?.offered.includes('rec__record'));
   assert.ok(manager.reports()[0]?.offered.includes('rec__fail'));
