@@ -6,7 +6,7 @@ import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.
 import { silentLogger, type Logger } from '../log/logger.js';
 import { approvedArguments, digestForApproval, sha256Hex } from '../policy/approval-digest.js';
 import { authorize, decide } from '../policy/authorize.js';
-import { assertConversationId, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
+import { asDiskError, assertConversationId, withoutHostPaths, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
@@ -162,9 +162,15 @@ export class Host extends EventEmitter<HostEvents> {
     this.spillNumbers = options.spillNumbers;
     this.queues = new AdmissionBoard(options.queueTimers === undefined ? {} : { timers: options.queueTimers });
     this.setHealthSource('queues', () => this.queues.report());
-    this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, (error) =>
-      this.logger.warn({ err: error }, 'execution record could not be written'),
-    );
+    this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, {
+      onEpisode: (episode) => {
+        if (episode.kind === 'start')
+          // Once per episode, not per record: /healthz "records" counts them.
+          this.logger.warn({ err: episode.error, until: 'the file is writable again' }, 'execution record could not be written');
+        else this.logger.warn({ dropped: episode.dropped }, 'execution record written again after dropping records');
+      },
+    });
+    this.setHealthSource('records', () => this.records.health());
   }
 
   get config(): Config {
@@ -388,7 +394,9 @@ export class Host extends EventEmitter<HostEvents> {
     try {
       output = await this.run(call, callId, context, sandbox, log, delegation, unlisted);
     } catch (error) {
-      failure = toSpillwayError(error, 'TOOL_FAILED');
+      // A file-system failure reaches the model coded (DISK_FULL, ...), and no message names a host folder.
+      const coded = toSpillwayError(asDiskError(error, { base: sandbox.dir }), 'TOOL_FAILED');
+      failure = withoutHostPaths(withoutHostPaths(coded, sandbox.dir), this.sandbox.root);
     }
 
     const executed = output?.executed ?? delegation.executed;

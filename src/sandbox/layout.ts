@@ -29,3 +29,11 @@ export function assertConversationId(id: string): void {
 export function isConversationFolder(name: string): name is ConversationFolder {
   return (conversationFolders as readonly string[]).includes(name);
 }
+
+/**
+ * Folders from the sandbox root down to a conversation folder: 1 for
+ * <root>/<conversation>. Whatever walks the tree from the root (the outputs
+ * watcher) reads the depth here, so a layout with one more level
+ * (<root>/<principal>/<conversation>) changes this one line.
+ */
+export const conversationDepth = 1;

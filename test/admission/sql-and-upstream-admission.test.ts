@@ -108,7 +108,7 @@ test('each configured upstream has its queue in the health report from the start
     ...env.host.config,
     upstreams: { missing: { command: path.join(env.dir, 'no-such-program'), maxWaiting: 3 } },
   });
-  await startUpstreams(env.host);
+  startUpstreams(env.host);
   const missing = queue(env.host.health(), 'upstream:missing');
   assert.deepEqual([missing?.maxRunning, missing?.maxWaiting, missing?.admitted], [8, 3, 0]);
 });

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { startHttpFront } from '../../src/mcp/http-server.js';
 import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { UpstreamManager } from '../../src/upstream/upstream-manager.js';
+import { ManualTimers } from '../helpers/manual-timers.js';
 import { tempHost, type TempHost } from '../helpers/temp-host.js';
 import { httpUpstream, recordingEntry, waitFor } from './upstream-fixtures.js';
 
@@ -14,6 +15,7 @@ async function hostWithUpstreams(
   t: { after(fn: () => Promise<void>): void },
   upstreams: (recordDir: string) => Record<string, unknown>,
   extra: Record<string, unknown> = {},
+  timers?: ManualTimers,
 ) {
   const recordDirHolder = { dir: '' };
   const env = await tempHost({
@@ -24,7 +26,7 @@ async function hostWithUpstreams(
   });
   recordDirHolder.dir = path.join(env.dir, 'received');
   env.host.updateConfig({ ...env.config, upstreams: upstreams(recordDirHolder.dir) as TempHost['config']['upstreams'] });
-  const manager = startUpstreams(env.host);
+  const manager = startUpstreams(env.host, timers === undefined ? {} : { timers });
   t.after(() => env.cleanup());
   await manager.settled();
   return {
@@ -113,7 +115,14 @@ test('an upstream that dies is reported and reconnected with back-off while the 
 });
 
 test('an upstream that fails to start is reported; the others are served', async (t) => {
-  const { manager, call } = await hostWithUpstreams(t, (dir) => ({ rec: recordingEntry(dir), broken: { command: path.join(dir, 'no-such-program') } }));
+  // Manual timers: the retry waits for the test, so the report read below is the one after the first attempt.
+  const timers = new ManualTimers();
+  const { manager, call } = await hostWithUpstreams(
+    t,
+    (dir) => ({ rec: recordingEntry(dir), broken: { command: path.join(dir, 'no-such-program') } }),
+    {},
+    timers,
+  );
   const reports = manager.reports();
   const broken = reports.find((report) => report.name === 'broken');
   assert.ok(broken !== undefined && broken.state === 'reconnecting', JSON.stringify(broken));
@@ -124,6 +133,7 @@ test('an upstream that fails to start is reported; the others are served', async
   assert.match(listed.text, /"name":"broken"[\s\S]*"state":"reconnecting"/);
   const ok = await call('rec__record', { title: 't', body: 'b' });
   assert.equal(ok.isError, false);
+  await timers.fire('reconnect');
   await waitFor(() => (manager.reports().find((report) => report.name === 'broken')?.failures ?? 0) >= 2, 'a retry of the broken upstream');
 });
 
