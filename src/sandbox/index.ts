@@ -5,5 +5,6 @@ export { createPendingFile, writeFileAtomic, isTempName, numberedName, type Crea
 export * from './layout.js';
 export { PinnedFolder, isRedirectRefusal } from './pinned-folder.js';
 export { readSidecar } from './read-sidecar.js';
+export { isPublishTempName, repairPublishLink, type FileIdentity } from './publish-leftovers.js';
 export { readBounded } from './read-bounded.js';
 export { asDiskError, diskFaultCode, isDiskFault, toDiskError, toDiskErrorFromText, withoutHostPaths, type DiskErrorContext, type DiskFaultCode } from './disk-errors.js';
