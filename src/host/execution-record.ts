@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { closeSync, fchmodSync, constants, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 
 /** One line of the execution record: the call as written and as executed. */
 export interface ExecutionRecord {
   callId: string;
   conversationId: string;
+  /** Who the conversation belongs to. */
+  principal?: string;
   caller?: string;
   tool: string;
   /** The arguments as the model wrote them (what the history keeps). */
@@ -69,8 +71,16 @@ export class ExecutionRecordStore {
 
   private open(): WriteStream {
     if (this.stream === undefined) {
-      mkdirSync(path.dirname(this.file), { recursive: true });
-      const stream = createWriteStream(this.file, { flags: 'a' });
+      mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+      // It holds full arguments: owner-only, whatever the umask, also for a file an older version created.
+      const fd = openSync(this.file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
+      try {
+        fchmodSync(fd, 0o600);
+      } catch (error) {
+        closeSync(fd);
+        throw error;
+      }
+      const stream = createWriteStream(this.file, { fd, flags: 'a' });
       stream.on('error', (error) => {
         // Drop the broken stream so the next record tries the file again.
         if (this.stream === stream) this.stream = undefined;

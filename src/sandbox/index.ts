@@ -6,3 +6,5 @@ export * from './layout.js';
 export { PinnedFolder, isRedirectRefusal } from './pinned-folder.js';
 export { readSidecar } from './read-sidecar.js';
 export { readBounded } from './read-bounded.js';
+export { assertCurrentLayout, findOldLayout, migratingPrefix } from './old-layout.js';
+export { migrateLayout, type MigrationOptions, type MigrationStep } from './migrate-layout.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Host } from '../host/host.js';
 import { describeAttachment } from '../outputs/attachments.js';
-import { assertConversationId, isTempName } from '../sandbox/index.js';
+import { isFolderName, isTempName } from '../sandbox/index.js';
 
 export interface OutputsWatcher {
   /** Resolves once the existing folders are being watched. */
@@ -22,8 +22,9 @@ export interface OutputsWatcherOptions {
  * Watches every conversation's outputs/ for files that appear by any route (a
  * script, an export, an operator's copy, another process) and announces each
  * as an attachment through the host's 'attachment' event, which makes the MCP
- * front send notifications/resources/list_changed to that conversation's
- * session. Only the root, conversation folders and outputs/ are watched:
+ * front send notifications/resources/list_changed to the sessions of that
+ * principal and conversation. Only the root, principal folders, conversation
+ * folders and outputs/ are watched:
  * results/ and the rest (which may hold 100,000 files) are never walked.
  * Symlinks are not followed and not announced; temporary files of atomic
  * writes are ignored.
@@ -33,8 +34,8 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
   const logger = host.logger.child({ component: 'outputs-watcher' });
   // What the host already announced (a tool's own export): not announced twice.
   const announced = new Map<string, number>();
-  const onAttachment = (event: { conversationId: string; attachment: { path: string; bytes: number } }) => {
-    announced.set(`${event.conversationId}/${event.attachment.path}`, event.attachment.bytes);
+  const onAttachment = (event: { conversationId: string; principal: string; attachment: { path: string; bytes: number } }) => {
+    announced.set(`${event.principal}/${event.conversationId}/${event.attachment.path}`, event.attachment.bytes);
     if (announced.size > 10_000) announced.delete(announced.keys().next().value as string);
   };
   host.on('attachment', onAttachment);
@@ -48,20 +49,20 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
 
   const announce = async (absolute: string): Promise<boolean> => {
     const segments = path.relative(root, absolute).split(path.sep);
-    const conversationId = segments[0];
-    if (conversationId === undefined || segments[1] !== 'outputs' || segments.length < 3) return false;
+    const [principal, conversationId] = segments;
+    if (principal === undefined || conversationId === undefined || segments[2] !== 'outputs' || segments.length < 4) return false;
     // lstat, not chokidar's stats (which may come from stat): a symlink is never announced.
     const info = await lstat(absolute).catch(() => undefined);
     if (info === undefined || !info.isFile()) return false;
-    const sandbox = host.sandbox.conversation(conversationId);
+    const sandbox = host.sandbox.conversation(conversationId, principal);
     const attachment = describeAttachment(sandbox, absolute, info.size);
-    const key = `${conversationId}/${attachment.path}`;
+    const key = `${principal}/${conversationId}/${attachment.path}`;
     if (announced.get(key) === info.size) {
       announced.delete(key); // suppress the one duplicate; a later rewrite is news again
       return false;
     }
-    logger.info({ conversationId, path: attachment.path, bytes: info.size }, 'new file in outputs/');
-    host.emit('attachment', { conversationId, attachment });
+    logger.info({ principal, conversationId, path: attachment.path, bytes: info.size }, 'new file in outputs/');
+    host.emit('attachment', { conversationId, principal, attachment });
     return true;
   };
   const onFile = (absolute: string) => {
@@ -87,24 +88,15 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
   };
 }
 
-/** Watch the root, each conversation folder and everything under its outputs/; nothing else. */
+/** Watch the root, each principal folder, each conversation folder and everything under its outputs/; nothing else. */
 function isIgnored(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   if (relative === '') return false;
   if (relative.startsWith('..') || path.isAbsolute(relative)) return true;
   const segments = relative.split(path.sep);
-  const conversationId = segments[0] as string;
-  if (!isConversationId(conversationId)) return true;
-  if (segments.length === 1) return false;
-  if (segments[1] !== 'outputs') return true;
+  // <principal>/<conversation>/outputs/...
+  if (!segments.slice(0, 2).every(isFolderName)) return true;
+  if (segments.length <= 2) return false;
+  if (segments[2] !== 'outputs') return true;
   return isTempName(segments[segments.length - 1] as string);
-}
-
-function isConversationId(name: string): boolean {
-  try {
-    assertConversationId(name);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -27,7 +27,7 @@ async function raceEnv(t: TestContext): Promise<TempHost & { dir: string; outsid
   await writeFile(path.join(outside, '.expired.jsonl'), '{"path":"results/0099-gone.jsonl","expiredAt":"LEAKED-EXPIRED"}\n');
   env.host.registerTool({ name: 'big', description: 'a result that spills', inputSchema: { type: 'object' }, handler: () => ({ value: 'x'.repeat(5000) }) });
   await env.host.sandbox.conversation(conversation).ensure();
-  return { ...env, outside, conversationDir: path.join(env.sandboxRoot, conversation) };
+  return { ...env, outside, conversationDir: path.join(env.host.sandbox.conversation(conversation).dir) };
 }
 
 const allowedRefusals = new Set(['PATH_ESCAPES', 'PATH_NOT_FOUND', 'PATH_NOT_FILE', 'SANDBOX_ROOT_INVALID', 'PATH_EXISTS', 'PATH_EXPIRED']);
@@ -104,7 +104,7 @@ test('swap race: the sweep never deletes outside the conversation or inside outp
   const toOutputs = path.join(env.conversationDir, '.alt-outputs');
   await symlink(path.join(env.outside, 'results/sub'), toOutside);
   await symlink(kept, toOutputs);
-  const conversationAlternate = path.join(env.sandboxRoot, '.alt-c1');
+  const conversationAlternate = path.join(env.host.sandbox.conversation('.alt-c1').dir);
   await symlink(env.outside, conversationAlternate);
   const future = () => new Date(Date.now() + 30 * day);
   let swept = 0;
