@@ -23,7 +23,8 @@ async function raceEnv(t: TestContext): Promise<TempHost & { dir: string; outsid
   });
   for (const folder of ['results', 'errors', 'args', 'scripts', 'outputs', 'results/sub']) await mkdir(path.join(outside, folder), { recursive: true });
   // Shaped like a principal folder holding this conversation, for swaps of the principal folder.
-  for (const folder of ['results/sub', 'errors', 'args', 'scripts', 'outputs']) await mkdir(path.join(outside, 'as-principal', conversation, folder), { recursive: true });
+  for (const folder of ['results/sub', 'errors', 'args', 'scripts', 'outputs'])
+    await mkdir(path.join(outside, 'as-principal', conversation, folder), { recursive: true });
   await writeFile(path.join(outside, 'results/sub/canary.txt'), 'outside canary\n');
   await writeFile(path.join(outside, 'results/0001-x.jsonl.meta.json'), '{"format":"LEAKED-META","rows":999}\n');
   await writeFile(path.join(outside, '.expired.jsonl'), '{"path":"results/0099-gone.jsonl","expiredAt":"LEAKED-EXPIRED"}\n');

@@ -189,7 +189,10 @@ test('an upstream isError result and an upstream timeout are spilled to errors/ 
   assert.equal(failed.isError, true);
   const failedSpill = spillOf(failed);
   assert.ok(failedSpill !== undefined && failedSpill.path.startsWith('errors/'));
-  assert.match(await readFile(path.join(dir, 'sandbox', 'local', session.conversation, failedSpill.path), 'utf8'), /ValueError: upstream exploded at the very end/);
+  assert.match(
+    await readFile(path.join(dir, 'sandbox', 'local', session.conversation, failedSpill.path), 'utf8'),
+    /ValueError: upstream exploded at the very end/,
+  );
   const slow = await session.call('rec__slow', { ms: 30_000 });
   assert.equal(slow.isError, true);
   assert.match(textOf(slow), /did not answer slow within 4000 ms/);
