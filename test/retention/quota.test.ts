@@ -96,3 +96,15 @@ test("a spill that passes maxBytes evicts its own conversation's oldest files, n
   await stat(at(env.sandboxRoot, 'new', first.spill?.path ?? 'missing'));
   await stat(at(env.sandboxRoot, 'new', second.spill?.path ?? 'missing'));
 });
+
+test("per conversation means per principal and conversation: bob's spills in c1 never evict alice's c1", async (t) => {
+  const env = await tempHost({ retention: { maxBytes: 0, maxBytesPerConversation: 25 * 1024 } });
+  t.after(() => env.cleanup());
+  env.host.registerTool({ name: 'blob', description: 'blob', inputSchema: { type: 'object' }, handler: () => ({ value: kib(10) }) });
+  const alice = await env.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'c1', principal: 'alice' });
+  const aliceFile = path.join(env.host.sandbox.conversation('c1', 'alice').dir, alice.spill?.path ?? 'missing');
+  for (let call = 0; call < 4; call += 1) await env.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'c1', principal: 'bob' });
+  const bobLeft = (await readdir(path.join(env.host.sandbox.conversation('c1', 'bob').dir, 'results'))).filter((name) => !name.endsWith('.meta.json'));
+  assert.ok(bobLeft.length < 4, "bob's own conversation went over its quota and lost its oldest spills");
+  assert.equal(await readFile(aliceFile, 'utf8'), kib(10), "alice's spill in her c1 is untouched");
+});
