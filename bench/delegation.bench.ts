@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { packageRoot } from '../src/config/package-root.js';
 
@@ -27,6 +28,17 @@ async function connect(command: string, args: string[], env?: Record<string, str
     new StdioClientTransport({ command, args, ...(env === undefined ? {} : { env: { PATH: process.env.PATH ?? '', ...env } }), stderr: 'ignore' }),
   );
   return client;
+}
+
+/** Resolves once the client lists `name`: spillway serves before its upstreams connect, and announces their tools with tools/list_changed. */
+async function untilTool(client: Client, name: string): Promise<void> {
+  let changed = () => undefined as void;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
+  for (;;) {
+    const next = new Promise<void>((resolve) => (changed = resolve));
+    if ((await client.listTools()).tools.some((tool) => tool.name === name)) return;
+    await next;
+  }
 }
 
 async function timeCall(client: Client, name: string, mb: number): Promise<number> {
@@ -59,6 +71,7 @@ async function proxyOverhead(): Promise<void> {
   );
   const direct = await connect(process.execPath, [fixture], { RECORD_DIR: recordDir });
   const proxied = await connect(process.execPath, [spillwayBin, 'serve', '--stdio', '--config', configFile, '--conversation', 'bench']);
+  await untilTool(proxied, 'rec__big');
   try {
     console.log('Proxied call overhead: SDK client -> upstream directly, vs SDK client -> spillway (stdio) -> upstream (stdio).');
     console.log('Medians of alternating rounds; the proxied 1 MB result is spilled to a file and the client gets a prefix plus the path.\n');

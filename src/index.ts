@@ -11,6 +11,7 @@ export type {
   ToolContext,
   ToolCall,
   ExecuteContext,
+  ProgressUpdate,
   Attachment,
   ApprovalHandler,
   ApprovalRequest,
@@ -25,3 +26,4 @@ export { loadConfig, validateConfig, type LoadConfigOptions } from './config/loa
 export type { Config } from './config/schema.js';
 export { SpillwayError, errorCodes, isRetryable, retryableErrors, type ErrorCode, type SerializedError } from './errors.js';
 export type { SpillRef, SpillMeta } from './spill/spill-ref.js';
+export type { GateStats, GateTimers } from './util/admission-gate.js';

@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SpillwayError } from '../errors.js';
+import { AdmissionGate, type AdmissionGateOptions } from '../util/admission-gate.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
 import { toObjectRows, type SqlResult } from '../sql/sql-source.js';
 import { listDataFiles } from './data-files.js';
@@ -23,6 +24,10 @@ export interface FilesSqlEngineOptions {
   maxConcurrent: number;
   /** Queries waiting at most; more are refused (SQL_BUSY) so one conversation cannot stall the rest. */
   maxWaiting: number;
+  /** Longest wait for a slot; a query still waiting is refused (SQL_BUSY). Default 30 s. */
+  queueWaitMs?: number;
+  /** The admission gate (a host shares its own, shown in /healthz); absent, one is made from the caps above. */
+  gate?: AdmissionGate;
 }
 
 /** A forked child that has loaded DuckDB and waits for its one query. */
@@ -33,6 +38,20 @@ interface Child {
 }
 
 const filesNamed = 12;
+
+/** The query_files queue: refusals keep their SQL_BUSY code and name the analysis.* caps. */
+export function filesSqlGateOptions(caps: () => { maxConcurrent: number; maxWaiting: number; queueWaitMs: number }): AdmissionGateOptions {
+  return {
+    name: 'query_files',
+    noun: 'file query',
+    code: 'SQL_BUSY',
+    keys: 'analysis.maxConcurrent, analysis.maxWaiting',
+    limits: () => {
+      const { maxConcurrent, maxWaiting, queueWaitMs } = caps();
+      return { running: maxConcurrent, waiting: maxWaiting, waitMs: queueWaitMs };
+    },
+  };
+}
 
 /** A refused file names the files that can be queried, so the next try can be right. */
 function withFileList(error: unknown, sandbox: ConversationSandbox, allowedPaths: string[]): unknown {
@@ -81,15 +100,16 @@ function spawnChild(): Child {
  */
 export class FilesSqlEngine {
   private spare: Child | undefined;
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
   private closed = false;
+  readonly gate: AdmissionGate;
 
-  constructor(private readonly options: FilesSqlEngineOptions) {}
+  constructor(options: FilesSqlEngineOptions) {
+    this.gate = options.gate ?? new AdmissionGate(filesSqlGateOptions(() => ({ ...options, queueWaitMs: options.queueWaitMs ?? 30_000 })));
+  }
 
   async query(query: FilesQuery): Promise<SqlResult> {
     if (this.closed) throw new SpillwayError('INTERNAL', 'The host is closing.');
-    await this.acquire();
+    const release = await this.gate.admit(query.signal === undefined ? {} : { signal: query.signal });
     try {
       const allowedPaths = await listDataFiles(query.sandbox);
       const request: FilesSqlRequest = {
@@ -107,7 +127,7 @@ export class FilesSqlEngine {
       if (answer.type !== 'result') throw new SpillwayError('INTERNAL', `Unexpected answer from the DuckDB query process: ${answer.type}`);
       return toObjectRows(answer.result);
     } finally {
-      this.release();
+      release();
       this.refillSpare();
     }
   }
@@ -127,7 +147,7 @@ export class FilesSqlEngine {
     signal?: AbortSignal;
   }): Promise<number> {
     if (this.closed) throw new SpillwayError('INTERNAL', 'The host is closing.');
-    await this.acquire();
+    const release = await this.gate.admit(options.signal === undefined ? {} : { signal: options.signal });
     try {
       const request: ParquetExportRequest = {
         type: 'export',
@@ -142,30 +162,9 @@ export class FilesSqlEngine {
       if (answer.type !== 'exported') throw new SpillwayError('INTERNAL', `Unexpected answer from the DuckDB query process: ${answer.type}`);
       return answer.rows;
     } finally {
-      this.release();
+      release();
       this.refillSpare();
     }
-  }
-
-  private acquire(): Promise<void> {
-    if (this.running < this.options.maxConcurrent) {
-      this.running += 1;
-      return Promise.resolve();
-    }
-    if (this.waiting.length >= this.options.maxWaiting) {
-      throw new SpillwayError(
-        'SQL_BUSY',
-        `${this.running} file queries are running and ${this.waiting.length} waiting (analysis.maxConcurrent, analysis.maxWaiting); try again shortly.`,
-        { running: this.running, waiting: this.waiting.length },
-      );
-    }
-    return new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next !== undefined) next();
-    else this.running -= 1;
   }
 
   private takeChild(): Child {

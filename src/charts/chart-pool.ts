@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { SpillwayError } from '../errors.js';
+import { AdmissionGate } from '../util/admission-gate.js';
 import type { RasterImage, SvgRequest } from './rasterize-svg.js';
 import type { ChartImages, ChartRequest } from './render-chart.js';
 
@@ -17,8 +18,18 @@ const workerHeapMb = 512;
 export class ChartPool {
   private pool: Piscina | undefined;
   private closed = false;
+  /** Renders admitted (piscina does not count signalled tasks against its maxQueue, so they are counted here). */
+  readonly gate: AdmissionGate;
 
-  constructor(private readonly options: { threads: number; maxQueue: number }) {}
+  constructor(private readonly options: { threads: number; maxQueue: number; queueWaitMs?: number; gate?: AdmissionGate }) {
+    this.gate =
+      options.gate ??
+      new AdmissionGate({
+        name: 'charts',
+        noun: 'chart',
+        limits: () => ({ running: options.threads, waiting: options.maxQueue, waitMs: options.queueWaitMs ?? 30_000 }),
+      });
+  }
 
   render(request: ChartRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ChartImages> {
     return this.run<ChartImages>(request, options);
@@ -30,6 +41,15 @@ export class ChartPool {
   }
 
   private async run<R>(request: ChartRequest | SvgRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<R> {
+    const release = await this.gate.admit(options.signal === undefined ? {} : { signal: options.signal });
+    try {
+      return await this.runAdmitted<R>(request, options);
+    } finally {
+      release();
+    }
+  }
+
+  private async runAdmitted<R>(request: ChartRequest | SvgRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<R> {
     if (this.closed) throw new SpillwayError('CHART_FAILED', 'The chart workers are shut down (the host is closing).');
     const pool = (this.pool ??= new Piscina({
       filename: chartWorker,
@@ -39,10 +59,6 @@ export class ChartPool {
       maxQueue: this.options.maxQueue,
       resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
     }));
-    // piscina does not count aborts-able tasks that wait against maxQueue (LIBRARY-NOTES): count here.
-    if (pool.queueSize >= this.options.maxQueue) {
-      throw new SpillwayError('CHART_FAILED', `${pool.queueSize} charts are waiting to render; try again shortly.`, { queued: pool.queueSize });
-    }
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
     try {

@@ -24,6 +24,12 @@ const spillToolOverride = Type.Object(
 
 const stringMap = recordOf(Type.String());
 
+/** Per-upstream caps; absent, upstream.maxConcurrent and upstream.maxWaiting apply. */
+const upstreamAdmission = {
+  maxConcurrent: Type.Optional(Type.Integer({ minimum: 1, description: 'Calls to this upstream running at once (default upstream.maxConcurrent).' })),
+  maxWaiting: Type.Optional(Type.Integer({ minimum: 0, description: 'Calls to this upstream waiting for a slot (default upstream.maxWaiting).' })),
+};
+
 const upstreamServer = oneOf([
   Type.Object(
     {
@@ -32,6 +38,7 @@ const upstreamServer = oneOf([
       env: Type.Optional(stringMap),
       cwd: Type.Optional(Type.String()),
       timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+      ...upstreamAdmission,
     },
     closed,
   ),
@@ -40,6 +47,7 @@ const upstreamServer = oneOf([
       url: Type.String({ pattern: '^https?://', description: 'Streamable HTTP endpoint.' }),
       headers: Type.Optional(stringMap),
       timeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+      ...upstreamAdmission,
     },
     closed,
   ),
@@ -78,6 +86,83 @@ const sqlSource = oneOf(
   { description: 'Which database query_sql reads.', default: { type: 'demo' } },
 );
 
+const principalName = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$',
+  description: 'The principal this token stands for: a folder name (letters, digits, `.`, `_`, `@`, `-`; at most 64 characters).',
+});
+
+const bearerToken = oneOf([
+  Type.Object(
+    {
+      principal: principalName,
+      secretEnv: Type.String({
+        pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+        description: 'Name of the environment variable holding the token; it must be set when the server starts.',
+      }),
+    },
+    closed,
+  ),
+  Type.Object(
+    {
+      principal: principalName,
+      sha256: Type.String({
+        pattern: '^[0-9a-fA-F]{64}$',
+        description: 'SHA-256 of the token, in hex (`printf %s "$TOKEN" | sha256sum`); the token itself is not stored.',
+      }),
+    },
+    closed,
+  ),
+]);
+
+const serverAuth = oneOf(
+  [
+    Type.Object(
+      {
+        mode: Type.Literal('none', {
+          description:
+            "none: no authentication, every caller is the principal `local`; allowed only when server.host is a loopback address. bearer: static tokens, each mapped to a principal. oauth: OAuth 2.1 resource server (MCP authorization spec), JWT access tokens checked against the issuer's keys.",
+        }),
+      },
+      closed,
+    ),
+    Type.Object(
+      {
+        mode: Type.Literal('bearer'),
+        tokens: Type.Array(bearerToken, { minItems: 1, description: 'Accepted tokens: `{principal, secretEnv}` or `{principal, sha256}`.' }),
+      },
+      closed,
+    ),
+    Type.Object(
+      {
+        mode: Type.Literal('oauth'),
+        issuer: Type.String({ pattern: '^https?://', description: 'The authorization server (the `iss` claim tokens must carry).' }),
+        audience: Type.String({ minLength: 1, description: "The `aud` value tokens must carry (usually this server's resource URL)." }),
+        jwksUrl: Type.Optional(
+          Type.String({
+            pattern: '^https?://',
+            description:
+              "Where the issuer's signing keys are. Default: jwks_uri from the issuer's metadata (/.well-known/oauth-authorization-server, then openid-configuration), read at start.",
+          }),
+        ),
+        resource: Type.Optional(
+          Type.String({
+            pattern: '^https?://',
+            description: "This server's public URL of the MCP endpoint, as clients reach it (behind a proxy). Default: the URL it listens on.",
+          }),
+        ),
+        requiredScopes: Type.Optional(
+          Type.Array(Type.String({ minLength: 1 }), { description: 'Scopes every token must hold (403 insufficient_scope otherwise).' }),
+        ),
+        principalClaim: Type.Optional(
+          Type.String({ minLength: 1, description: 'The claim that names the principal. Default `sub`; its value must be a valid folder name.' }),
+        ),
+      },
+      closed,
+    ),
+  ],
+  { default: { mode: 'none' }, description: 'Who may call over HTTP, and as which principal. See docs/auth.md.' },
+);
+
 export const configSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String({ description: 'Ignored; lets editors find this schema.' })),
@@ -102,7 +187,7 @@ export const configSchema = Type.Object(
         host: Type.String({
           minLength: 1,
           default: '127.0.0.1',
-          description: 'Address to listen on. Keep 127.0.0.1 unless a proxy with authentication is in front.',
+          description: 'Address to listen on. A non-loopback address needs server.auth (bearer or oauth); with auth none the server refuses to start.',
         }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8787, description: 'TCP port; 0 picks a free one.' }),
         path: Type.String({ pattern: '^/', default: '/mcp', description: 'URL path of the MCP endpoint.' }),
@@ -110,6 +195,23 @@ export const configSchema = Type.Object(
           minimum: 1000,
           default: 21_600_000,
           description: "An HTTP MCP session with no request for this long is closed (its conversation's files stay until retention).",
+        }),
+        auth: serverAuth,
+        maxSessions: Type.Integer({
+          minimum: 1,
+          default: 1000,
+          description: 'Open MCP sessions on this server at most; an initialize over the cap gets HTTP 503 with code SESSION_LIMIT.',
+        }),
+        maxSessionsPerPrincipal: Type.Integer({
+          minimum: 1,
+          default: 250,
+          description: 'Open MCP sessions of one principal at most; an initialize over the cap gets HTTP 429 with code SESSION_LIMIT.',
+        }),
+        queueWaitMs: Type.Integer({
+          minimum: 1,
+          default: 30_000,
+          description:
+            "Longest wait for a slot in any admission queue (exports, charts, query_sql, query_files, scripts, each upstream); a call still waiting is refused with BUSY (or SQL_BUSY, SCRIPT_BUSY). Keep it below your clients' request timeout (60 s in the MCP SDK).",
         }),
       },
       { ...closed, description: 'The MCP front over Streamable HTTP (`spillway serve`).' },
@@ -289,7 +391,36 @@ export const configSchema = Type.Object(
         maxMessageBytes: Type.Integer({
           minimum: 1_048_576,
           default: 268_435_456,
-          description: "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call.",
+          description:
+            "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call with RESULT_TOO_LARGE and the server is restarted.",
+        }),
+        handshakeTimeoutMs: Type.Integer({
+          minimum: 1,
+          default: 30_000,
+          description:
+            'Deadline for an upstream to start and complete the MCP handshake (initialize and the tool listing); past it the attempt has failed and is retried with back-off. Serving never waits for it.',
+        }),
+        pingIntervalMs: Type.Integer({
+          minimum: 0,
+          default: 30_000,
+          description: 'A connection idle this long gets an MCP ping; 0 turns idle pings off (a ping still follows every call timeout).',
+        }),
+        pingTimeoutMs: Type.Integer({ minimum: 1, default: 10_000, description: 'A ping not answered within this time has failed.' }),
+        maxFailures: Type.Integer({
+          minimum: 1,
+          default: 3,
+          description:
+            'Failed pings, or timed-out calls, in a row after which an upstream is restarted (stdio: its process killed and started again) or reconnected (HTTP), with back-off.',
+        }),
+        maxConcurrent: Type.Integer({
+          minimum: 1,
+          default: 8,
+          description: 'Calls to one upstream running at once; more wait (upstreams.NAME.maxConcurrent overrides).',
+        }),
+        maxWaiting: Type.Integer({
+          minimum: 0,
+          default: 32,
+          description: 'Calls to one upstream waiting for a slot at most; more are refused with BUSY (upstreams.NAME.maxWaiting overrides).',
         }),
       },
       { ...closed, description: 'Defaults for every upstream server.' },
@@ -321,6 +452,8 @@ export const configSchema = Type.Object(
             'Bytes (as JSON rows) one query returns at most, enforced in the query process; a result cut by it says so (cutAtBytes), and a single row larger than it is refused with RESULT_TOO_LARGE.',
         }),
         timeoutMs: Type.Integer({ minimum: 1, default: 30_000, description: 'A query running longer is interrupted.' }),
+        maxConcurrent: Type.Integer({ minimum: 1, default: 2, description: 'Queries running at once; more wait for a slot.' }),
+        maxWaiting: Type.Integer({ minimum: 0, default: 16, description: 'Queries waiting for a slot at most; more are refused with BUSY.' }),
       },
       { ...closed, description: 'The query_sql tool.' },
     ),
@@ -363,6 +496,29 @@ export const configSchema = Type.Object(
       },
       { ...closed, description: 'The embedded demo database.' },
     ),
+    watch: Type.Object(
+      {
+        maxWatchedFolders: Type.Integer({
+          minimum: 0,
+          default: 4096,
+          description:
+            'Folders the outputs watcher follows with a kernel watch (one inotify watch each: the sandbox root, conversation folders, outputs/ and its sub-folders); folders past this are polled.',
+        }),
+        pollIntervalMs: Type.Integer({
+          minimum: 100,
+          default: 2000,
+          description:
+            'How often folders past maxWatchedFolders are looked at (ms). Polling sees files that appear (or are renamed into place), not files rewritten in place.',
+        }),
+        outputsDepth: Type.Integer({
+          minimum: 0,
+          maximum: 16,
+          default: 3,
+          description: 'Levels of sub-folders under outputs/ that are watched; files deeper down are not announced.',
+        }),
+      },
+      { ...closed, description: 'The outputs watcher of `spillway serve`: files that appear in outputs/ by any route are announced to the conversation.' },
+    ),
     log: Type.Object(
       {
         level: enumOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
@@ -390,3 +546,5 @@ export type SqlSource = Static<typeof sqlSource>;
 
 /** A partial configuration as a user writes it: any subset of keys, nested. */
 export type ConfigOverrides = { [K in keyof Config]?: Config[K] extends Record<string, unknown> ? Partial<Config[K]> : Config[K] };
+export type ServerAuthConfig = Static<typeof serverAuth>;
+export type BearerTokenConfig = Static<typeof bearerToken>;

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fchmodSync, constants, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
-import path from 'node:path';
+import { RecordFile, type RecordEpisode, type RecordFileHealth, type RecordFileSystem } from './record-file.js';
 
 /** One line of the execution record: the call as written and as executed. */
 export interface ExecutionRecord {
@@ -40,55 +39,38 @@ export interface CappedValue {
  * line per call, written in call-completion order. JSONL was chosen over SQLite
  * so the core has no native dependency and the file can be shipped to a log
  * pipeline as it is. Large arguments are stored once, capped, with a hash.
+ * A full disk drops records (counted, see {@link RecordFile}) and never a call.
  */
 export class ExecutionRecordStore {
-  private stream: WriteStream | undefined;
+  private readonly lines: RecordFile;
 
   constructor(
     readonly file: string,
     private readonly maxArgsBytes: number,
-    /** Told about a record that could not be written; a failing record never fails the call. */
-    private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+    options: {
+      /** Told once when records start being dropped (full disk, ...) and once when they are written again; a failing record never fails the call. */
+      onEpisode?: (episode: RecordEpisode) => void;
+      fs?: RecordFileSystem;
+    } = {},
+  ) {
+    this.lines = new RecordFile(file, options);
+  }
 
   append(record: ExecutionRecord): void {
-    try {
-      const line: ExecutionRecord = { ...record, arguments: this.cap(record.arguments) };
-      if (record.executed !== undefined) line.executed = { ...record.executed, arguments: this.cap(record.executed.arguments) };
-      this.open().write(`${JSON.stringify(line)}\n`);
-    } catch (error) {
-      this.onError(error);
-    }
+    const line: ExecutionRecord = { ...record, arguments: this.cap(record.arguments) };
+    if (record.executed !== undefined) line.executed = { ...record.executed, arguments: this.cap(record.executed.arguments) };
+    this.lines.appendLine(JSON.stringify(line));
   }
 
-  /** Flushes and closes the file. */
+  /** Records written and dropped, for /healthz. */
+  health(): RecordFileHealth {
+    return this.lines.health();
+  }
+
+  /** Closes the file (every record is already written: writes are synchronous). */
   close(): Promise<void> {
-    const stream = this.stream;
-    this.stream = undefined;
-    if (stream === undefined) return Promise.resolve();
-    return new Promise((resolve) => stream.end(resolve));
-  }
-
-  private open(): WriteStream {
-    if (this.stream === undefined) {
-      mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      // It holds full arguments: owner-only, whatever the umask, also for a file an older version created.
-      const fd = openSync(this.file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
-      try {
-        fchmodSync(fd, 0o600);
-      } catch (error) {
-        closeSync(fd);
-        throw error;
-      }
-      const stream = createWriteStream(this.file, { fd, flags: 'a' });
-      stream.on('error', (error) => {
-        // Drop the broken stream so the next record tries the file again.
-        if (this.stream === stream) this.stream = undefined;
-        this.onError(error);
-      });
-      this.stream = stream;
-    }
-    return this.stream;
+    this.lines.close();
+    return Promise.resolve();
   }
 
   private cap(value: unknown): unknown {

@@ -6,11 +6,21 @@ import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.
 import { silentLogger, type Logger } from '../log/logger.js';
 import { approvedArguments, digestForApproval, sha256Hex } from '../policy/approval-digest.js';
 import { authorize, decide } from '../policy/authorize.js';
-import { assertConversationId, assertPrincipal, defaultPrincipal, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
+import {
+  asDiskError,
+  assertConversationId,
+  assertPrincipal,
+  defaultPrincipal,
+  withoutHostPaths,
+  type ConversationSandbox,
+  type SandboxRoot,
+} from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
+import { AdmissionBoard } from '../util/admission-board.js';
+import type { GateTimers } from '../util/admission-gate.js';
 import { closeNames } from '../util/close-names.js';
 import { mostSpecificMatch } from '../util/tool-pattern.js';
 import { ExecutionRecordStore, type ExecutionRecord } from './execution-record.js';
@@ -51,6 +61,8 @@ export interface HostOptions {
   now?: () => Date;
   /** Spill numbers shared with the other replicas of a fleet (coordination.redis); without it, this process numbers its own. */
   spillNumbers?: SpillNumbers;
+  /** Timers of the admission queues' waiting deadlines, injectable for tests. */
+  queueTimers?: GateTimers;
 }
 
 /** Filled by ToolContext.invoke: what a delegating call really ran, and what the user approved. */
@@ -87,6 +99,9 @@ export type HealthCheck = () => Promise<void>;
 
 /** Work a higher layer does after a spill, before the call returns (retention's disk quota registers one). */
 export type AfterSpillHook = (spill: SpillWritten) => Promise<void> | void;
+
+/** Explains a call to a tool that is not registered (yet), with a better error than TOOL_NOT_FOUND; undefined when it cannot. */
+export type MissingToolExplainer = (name: string) => SpillwayError | undefined;
 
 /** One finished call, as operators count it (metrics subscribe to the `call` event). */
 export interface CallFinished {
@@ -129,6 +144,8 @@ export interface HostEvents {
 export class Host extends EventEmitter<HostEvents> {
   readonly sandbox: SandboxRoot;
   readonly logger: Logger;
+  /** Admission control: the caps on work that can pile up (exports, queries, upstream calls), shown in /healthz. */
+  readonly queues: AdmissionBoard;
   private currentConfig: Config;
   private readonly tools = new Map<string, ToolDefinition>();
   private readonly validator = new ArgumentValidator();
@@ -140,6 +157,9 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly afterSpillHooks: AfterSpillHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
   private readonly healthChecks = new Map<string, HealthCheck>();
+  private readonly missingToolExplainers: MissingToolExplainer[] = [];
+  private toolChangesHeld = 0;
+  private toolsChangedWhileHeld = false;
 
   constructor(options: HostOptions) {
     super();
@@ -149,9 +169,17 @@ export class Host extends EventEmitter<HostEvents> {
     this.approve = options.approve;
     this.now = options.now ?? (() => new Date());
     this.spillNumbers = options.spillNumbers;
-    this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, (error) =>
-      this.logger.warn({ err: error }, 'execution record could not be written'),
-    );
+    this.queues = new AdmissionBoard(options.queueTimers === undefined ? {} : { timers: options.queueTimers });
+    this.setHealthSource('queues', () => this.queues.report());
+    this.records = new ExecutionRecordStore(path.join(options.config.data.dir, 'records.jsonl'), options.config.records.maxArgsBytes, {
+      onEpisode: (episode) => {
+        if (episode.kind === 'start')
+          // Once per episode, not per record: /healthz "records" counts them.
+          this.logger.warn({ err: episode.error, until: 'the file is writable again' }, 'execution record could not be written');
+        else this.logger.warn({ dropped: episode.dropped }, 'execution record written again after dropping records');
+      },
+    });
+    this.setHealthSource('records', () => this.records.health());
   }
 
   get config(): Config {
@@ -175,14 +203,37 @@ export class Host extends EventEmitter<HostEvents> {
     const problem = this.validator.register(tool.name, tool.inputSchema);
     if (problem !== undefined) this.logger.warn({ tool: tool.name, problem }, 'tool schema cannot be compiled; arguments will not be validated locally');
     this.tools.set(tool.name, tool);
-    this.emit('tools-changed');
+    this.toolsChanged();
   }
 
   unregisterTool(name: string): boolean {
     const removed = this.tools.delete(name);
     this.validator.forget(name);
-    if (removed) this.emit('tools-changed');
+    if (removed) this.toolsChanged();
     return removed;
+  }
+
+  /**
+   * Runs `change` (several registerTool / unregisterTool calls) and emits
+   * `tools-changed` once after it, if it changed anything: an upstream that
+   * connects with 40 tools sends its MCP clients one tools/list_changed, not 40.
+   */
+  changeTools(change: () => void): void {
+    this.toolChangesHeld += 1;
+    try {
+      change();
+    } finally {
+      this.toolChangesHeld -= 1;
+      if (this.toolChangesHeld === 0 && this.toolsChangedWhileHeld) {
+        this.toolsChangedWhileHeld = false;
+        this.emit('tools-changed');
+      }
+    }
+  }
+
+  private toolsChanged(): void {
+    if (this.toolChangesHeld > 0) this.toolsChangedWhileHeld = true;
+    else this.emit('tools-changed');
   }
 
   /** A registered tool as clients see it (description resolved against the running configuration). */
@@ -364,7 +415,9 @@ export class Host extends EventEmitter<HostEvents> {
     try {
       output = await this.run(call, callId, context, sandbox, log, delegation, unlisted);
     } catch (error) {
-      failure = toSpillwayError(error, 'TOOL_FAILED');
+      // A file-system failure reaches the model coded (DISK_FULL, ...), and no message names a host folder.
+      const coded = toSpillwayError(asDiskError(error, { base: sandbox.dir }), 'TOOL_FAILED');
+      failure = withoutHostPaths(withoutHostPaths(coded, sandbox.dir), this.sandbox.root);
     }
 
     const executed = output?.executed ?? delegation.executed;
@@ -487,6 +540,8 @@ export class Host extends EventEmitter<HostEvents> {
       config: this.currentConfig,
       logger: log,
       signal: context.signal ?? new AbortController().signal,
+      queues: this.queues,
+      progress: context.onProgress ?? (() => undefined),
       toolNames: () => [...this.tools.keys()],
       invoke: async (name, args, via) => {
         if (depth > 0) {
@@ -512,9 +567,22 @@ export class Host extends EventEmitter<HostEvents> {
     };
   }
 
+  /**
+   * Registers an explanation for calls to tools that are not registered:
+   * the upstreams answer a call to a server still connecting with
+   * UPSTREAM_UNAVAILABLE ("still connecting") rather than TOOL_NOT_FOUND.
+   */
+  onMissingTool(explain: MissingToolExplainer): void {
+    this.missingToolExplainers.push(explain);
+  }
+
   private requireTool(name: string): ToolDefinition {
     const tool = this.tools.get(name);
     if (tool !== undefined) return tool;
+    for (const explain of this.missingToolExplainers) {
+      const error = explain(name);
+      if (error !== undefined) throw error;
+    }
     const similar = closeNames(name, this.tools.keys());
     const hint = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : ` Available tools: ${[...this.tools.keys()].slice(0, 40).join(', ')}.`;
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });

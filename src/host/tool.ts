@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { ApprovalHandler, ArgumentSource } from '../policy/approval.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
+import type { AdmissionBoard } from '../util/admission-board.js';
 
 // The approval types belong to the policy (below the host); re-exported here, where tool authors look.
 export type { ApprovalHandler, ApprovalRequest, ArgumentSource } from '../policy/approval.js';
@@ -56,6 +57,15 @@ export interface ExecuteContext {
   signal?: AbortSignal;
   /** Asks the user to approve a call (MCP elicitation); wins over the host's `approve` option. */
   approve?: ApprovalHandler;
+  /** Receives a long call's progress (queued, started, rows written); MCP sends it as notifications/progress. */
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
+/** How far a long call has got: `progress` only grows; `message` says what it is doing. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** What a tool handler gets besides its arguments. */
@@ -69,6 +79,10 @@ export interface ToolContext {
   config: Config;
   logger: Logger;
   signal: AbortSignal;
+  /** The host's admission gates: a tool whose work can pile up waits for a slot in one. */
+  queues: AdmissionBoard;
+  /** Reports progress to the caller (does nothing when the caller did not ask for it). */
+  progress(update: ProgressUpdate): void;
   /**
    * Runs another tool on the model's behalf (delegating calls): validates the
    * arguments against its schema, applies permission and approval to them, runs

@@ -2,11 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Refused } from '../auth/auth-result.js';
+import { createAuthenticator } from '../auth/create-authenticator.js';
+import type { ServerAuthConfig } from '../config/schema.js';
+import { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 import { createHostMetrics } from '../metrics/host-metrics.js';
 import { checkReplicaHealth } from '../metrics/replica-health.js';
+import { jsonRpcError, notJson, readJsonBody, sendJson, tooLarge } from './http-messages.js';
 import { createMcpServer } from './mcp-server.js';
+import { sessionAdmission } from './session-admission.js';
 
 export interface HttpFrontOptions {
   host: string;
@@ -21,6 +28,16 @@ export interface HttpFrontOptions {
   now?: () => number;
   /** Whether /readyz says ready as soon as the front listens. Default true; pass false and call setReady when startup goes on after listening. */
   ready?: boolean;
+  /** Who may call, as `server.auth`; default `{mode: "none"}`, which only a loopback address allows. */
+  auth?: ServerAuthConfig;
+  /** Where bearer `secretEnv` secrets are read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Clock for OAuth token expiry (tests); default the system clock. */
+  authNow?: () => Date;
+  /** Open sessions at most (server.maxSessions); default 1000. */
+  maxSessions?: number;
+  /** Open sessions of one principal at most (server.maxSessionsPerPrincipal); default 250. */
+  maxSessionsPerPrincipal?: number;
 }
 
 export interface HttpFront {
@@ -37,24 +54,42 @@ export interface HttpFront {
 
 interface Session {
   transport: StreamableHTTPServerTransport;
+  /** Who opened it: only that principal may use it. */
+  principal: string;
   close(): Promise<void>;
   lastSeen: number;
   /** Requests (including open SSE streams) still being answered. */
   active: number;
 }
 
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
-
 /**
  * Serves the host as MCP over Streamable HTTP. Each MCP session is one
- * conversation (its sandbox folder is named after the session id). Also serves
- * GET /healthz (can this replica serve: 503 when a check fails), /readyz
- * (should it get traffic: 503 while starting or shutting down) and /metrics
- * (Prometheus).
+ * conversation (its sandbox folder is named after the session id). Every
+ * request on the MCP endpoint is authenticated (server.auth) before any
+ * session is looked up or made; a session belongs to the principal that
+ * opened it. Also serves GET /healthz (can this replica serve: 503 when a
+ * check fails) and /readyz (should it get traffic: 503 while starting or
+ * shutting down), both open for load balancers; /metrics (Prometheus), which
+ * needs a token whenever auth is configured; and, in OAuth mode, the RFC 9728
+ * protected-resource metadata.
+ *
+ * Throws AUTH_CONFIG_INVALID (before listening) for an unusable server.auth,
+ * SERVER_LISTEN_FAILED when the address cannot be bound.
  */
 export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
   const sessions = new Map<string, Session>();
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const admission = sessionAdmission({ maxSessions: options.maxSessions ?? 1000, maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? 250 }, () =>
+    sessions.values(),
+  );
+  const displayHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const listenUrl = () => `http://${displayHost}:${boundPort()}${options.path}`;
+  const authenticator = await createAuthenticator(options.auth ?? { mode: 'none' }, {
+    bindHost: options.host,
+    env: options.env ?? process.env,
+    listenUrl,
+    ...(options.authNow === undefined ? {} : { now: options.authNow }),
+  });
   const sessionIdleMs = options.sessionIdleMs ?? 6 * 3_600_000;
   const clock = options.now ?? Date.now;
   // Clients that vanish without DELETE would otherwise keep their session objects forever.
@@ -76,6 +111,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
   const idleTimer = setInterval(closeIdleSessions, Math.max(50, Math.min(60_000, Math.floor(sessionIdleMs / 4))));
   idleTimer.unref();
 
+  const boundPort = () => (server.address() as AddressInfo | null)?.port ?? options.port;
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       host.logger.error({ err: error }, 'HTTP request failed');
@@ -100,7 +136,17 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       sendJson(response, health.ok ? 200 : 503, health.ok ? { ready: true } : { ready: false, reason: 'a health check fails', checks: health.checks });
       return;
     }
+    if (request.method === 'GET' && authenticator.resourceMetadata !== undefined && authenticator.metadataPaths?.().paths.includes(url.pathname) === true) {
+      sendJson(response, 200, authenticator.resourceMetadata(), { 'cache-control': 'max-age=3600' });
+      return;
+    }
     if (url.pathname === '/metrics' && request.method === 'GET') {
+      // Open with auth none (then the front is on loopback); any valid credential otherwise.
+      const caller = await authenticator.authenticate(request.headers.authorization);
+      if (!caller.ok) {
+        refuse(response, caller);
+        return;
+      }
       const text = await metrics.render();
       response.writeHead(200, { 'content-type': metrics.contentType });
       response.end(text);
@@ -110,6 +156,13 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       sendJson(response, 404, { error: `Not found. The MCP endpoint is ${options.path}.` });
       return;
     }
+    const caller = await authenticator.authenticate(request.headers.authorization);
+    if (!caller.ok) {
+      refuse(response, caller);
+      return;
+    }
+    // The SDK transport hands this to MCP handlers as extra.authInfo.
+    if (caller.info !== undefined) (request as IncomingMessage & { auth?: AuthInfo }).auth = caller.info;
     const sessionHeader = request.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     const body = request.method === 'POST' ? await readJsonBody(request, maxBodyBytes) : undefined;
@@ -123,7 +176,9 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     }
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
-      if (session === undefined) {
+      // Another principal's session answers as if it did not exist: a session id is not a credential.
+      if (session === undefined || session.principal !== caller.principal) {
+        if (session !== undefined) host.logger.warn({ principal: caller.principal }, 'MCP session used by a principal that did not open it; refused');
         sendJson(response, 404, jsonRpcError('Unknown or expired session; start a new one with initialize', -32001));
         return;
       }
@@ -140,12 +195,34 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       sendJson(response, 400, jsonRpcError('No mcp-session-id header; the first request must be initialize'));
       return;
     }
+    // Refusals the transport would make anyway, made before anything exists that must be undone.
+    if (!(request.headers['content-type'] ?? '').includes('application/json')) {
+      sendJson(response, 415, jsonRpcError('Unsupported Media Type: Content-Type must be application/json'));
+      return;
+    }
+    const accept = request.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      sendJson(response, 406, jsonRpcError('Not Acceptable: Accept must list application/json and text/event-stream'));
+      return;
+    }
+    const overCap = admission.check(caller.principal);
+    if (overCap !== undefined) {
+      host.logger.warn({ principal: caller.principal, ...overCap.details }, 'MCP session refused: over a cap');
+      sendJson(response, overCap.details?.scope === 'principal' ? 429 : 503, jsonRpcError(overCap.message, -32000, overCap), { 'retry-after': '60' });
+      return;
+    }
+    await admission.opening(caller.principal, () => openSession(request, response, body, caller.principal));
+  }
+
+  async function openSession(request: IncomingMessage, response: ServerResponse, body: unknown, principal: string): Promise<void> {
+    let opened = false;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       ...dnsRebindingProtection(options.host, boundPort()),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => mcp.close(), lastSeen: clock(), active: 0 });
-        host.logger.info({ conversationId: id }, 'MCP session opened');
+        opened = true;
+        sessions.set(id, { transport, principal, close: () => mcp.close(), lastSeen: clock(), active: 0 });
+        host.logger.info({ conversationId: id, principal }, 'MCP session opened');
       },
     });
     transport.onclose = () => {
@@ -162,20 +239,28 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       },
     });
     await mcp.connect(transport);
-    await transport.handleRequest(request, response, body);
+    try {
+      await transport.handleRequest(request, response, body);
+    } finally {
+      // A refused initialize (Host header, protocol version, ...) leaves nothing behind: no server, no listener.
+      if (!opened) await mcp.close().catch(() => undefined);
+    }
   }
 
-  const boundPort = () => (server.address() as AddressInfo | null)?.port ?? options.port;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+  function refuse(response: ServerResponse, refused: Refused): void {
+    const status = refused.status;
+    const headers: Record<string, string> = status === 503 ? { 'retry-after': '5' } : { 'www-authenticate': authenticator.challenge(refused) };
+    const code = status === 403 ? -32003 : -32001;
+    sendJson(response, status, jsonRpcError(status === 503 ? refused.description : `Unauthorized: ${refused.description}`, code), headers);
+  }
+
+  await listen(server, options.host, options.port).catch((error: unknown) => {
+    clearInterval(idleTimer);
+    metrics.close();
+    throw error;
   });
-  const displayHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
-    url: `http://${displayHost}:${boundPort()}${options.path}`,
+    url: listenUrl(),
     server,
     sessionCount: () => sessions.size,
     closeIdleSessions,
@@ -194,36 +279,31 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
   };
 }
 
+/** Listens, or SERVER_LISTEN_FAILED saying why (port in use, address not here, no permission). */
+function listen(server: HttpServer, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const fail = (error: NodeJS.ErrnoException) => {
+      const reasons: Record<string, string> = {
+        EADDRINUSE: 'the port is in use by another process; stop it or choose another port (--port or server.port)',
+        EADDRNOTAVAIL: 'the address is not one of this machine (server.host)',
+        EACCES: 'no permission to listen there (ports below 1024 need privileges)',
+        ENOTFOUND: 'the host name does not resolve (server.host)',
+      };
+      const reason = reasons[error.code ?? ''] ?? error.message;
+      reject(new SpillwayError('SERVER_LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${reason}.`, { host, port, errno: error.code }, { cause: error }));
+    };
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      resolve();
+    });
+  });
+}
+
+const rebindingCheckedHosts = new Set(['127.0.0.1', 'localhost', '::1']);
+
 /** On loopback, refuse requests whose Host header is not this server (DNS rebinding). */
 function dnsRebindingProtection(host: string, port: number): { enableDnsRebindingProtection?: boolean; allowedHosts?: string[] } {
-  if (!loopbackHosts.has(host)) return {};
+  if (!rebindingCheckedHosts.has(host)) return {};
   return { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] };
-}
-
-const tooLarge = Symbol('too large');
-const notJson = Symbol('not json');
-
-async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) return tooLarge;
-    chunks.push(chunk as Buffer);
-  }
-  if (size === 0) return undefined;
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return notJson;
-  }
-}
-
-function jsonRpcError(message: string, code = -32000): object {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
 }

@@ -6,12 +6,14 @@ import {
   McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type ProgressToken,
+  type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { toSpillwayError, type SpillwayError } from '../errors.js';
 import type { ExecuteResult, Host } from '../host/host.js';
 import { errorMetaKey, structuredResultSchema, toErrorMeta, toStructuredResult } from '../host/structured-result.js';
-import type { ApprovalHandler, ListedTool } from '../host/tool.js';
+import type { ApprovalHandler, ListedTool, ProgressUpdate } from '../host/tool.js';
 import { isTextMimeType, listAttachments, mimeTypeFor, pathFromAttachmentUri } from '../outputs/attachments.js';
 import { elicitationApprover, type ElicitationApproverOptions } from '../policy/elicitation-approver.js';
 import { spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
@@ -86,6 +88,7 @@ export function createMcpServer(host: Host, session: McpSession): Server {
         principal: scope.principal,
         ...(session.caller === undefined ? {} : { caller: session.caller }),
         signal: extra.signal,
+        ...progressNotifications(request.params._meta?.progressToken, extra.sendNotification),
         ...approvalThroughElicitation(server, { timeoutMs: host.config.policy.approvalTimeoutMs, signal: extra.signal }),
       },
     );
@@ -214,6 +217,23 @@ export function toCallToolResult(result: ExecuteResult, tool?: ListedTool): Call
 /** A request whose conversation or principal is unusable: an error result the model can read, nothing run. */
 function scopeErrorResult(error: SpillwayError): CallToolResult {
   return { content: [{ type: 'text', text: error.message }], isError: true, _meta: { [errorMetaKey]: toErrorMeta(error.toJSON()) } };
+}
+
+/**
+ * Progress as notifications/progress, when the request carried a progressToken:
+ * clients that reset their request timeout on progress keep waiting for a long
+ * export. Sending never fails the call.
+ */
+function progressNotifications(
+  progressToken: ProgressToken | undefined,
+  send: (notification: ServerNotification) => Promise<void>,
+): { onProgress?: (update: ProgressUpdate) => void } {
+  if (progressToken === undefined) return {};
+  return {
+    onProgress: (update) => {
+      send({ method: 'notifications/progress', params: { progressToken, ...update } }).catch(() => undefined);
+    },
+  };
 }
 
 /** An approval channel through MCP elicitation, when the connected client declared form elicitation (`elicitation: {}` counts). */

@@ -126,6 +126,51 @@ export function createHostMetrics(host: Host, options: HostMetricsOptions = {}):
     },
   });
 
+  // Admission queues, read from host.queues at each scrape (names such as exports, sql, upstream:github).
+  new Gauge({
+    name: 'spillway_queue_running',
+    help: 'Calls admitted and running, per admission queue.',
+    labelNames: ['queue'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [queue, stats] of Object.entries(host.queues.report())) this.set({ queue }, stats.running);
+    },
+  });
+  new Gauge({
+    name: 'spillway_queue_waiting',
+    help: 'Calls waiting for a slot, per admission queue.',
+    labelNames: ['queue'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [queue, stats] of Object.entries(host.queues.report())) this.set({ queue }, stats.waiting);
+    },
+  });
+  new Gauge({
+    name: 'spillway_queue_limit',
+    help: 'Calls allowed running plus waiting, per admission queue.',
+    labelNames: ['queue'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [queue, stats] of Object.entries(host.queues.report())) this.set({ queue }, stats.limit);
+    },
+  });
+  new Gauge({
+    name: 'spillway_queue_refused',
+    help: 'Calls refused since start, per admission queue and reason (full: over the caps; deadline: waited server.queueWaitMs).',
+    labelNames: ['queue', 'reason'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [queue, stats] of Object.entries(host.queues.report())) {
+        this.set({ queue, reason: 'full' }, stats.refused.full);
+        this.set({ queue, reason: 'deadline' }, stats.refused.deadline);
+      }
+    },
+  });
+
   const onCall = (call: CallFinished) => {
     const tool = host.getTool(call.tool) === undefined ? unknownTool : call.tool;
     calls.inc({ tool, outcome: call.outcome });

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { expiringFolders, isFolderName, isTempName, metadataSuffix } from '../sandbox/index.js';
+import { expiringFolders, isFolderName, isPrincipalName, isTempName, metadataSuffix } from '../sandbox/index.js';
 import { Pacer } from './pacer.js';
 import { isSidecarOf } from './plan-conversation.js';
 import { listedFile, type ListedFile } from './remove-file.js';
@@ -42,7 +42,7 @@ export async function listConversations(root: string): Promise<string[]> {
   const found: string[] = [];
   const pacer = new Pacer();
   for (const principal of readdirSync(root)) {
-    if (!isFolderName(principal) || !isPlainFolder(path.join(root, principal))) continue;
+    if (!isPrincipalName(principal) || !isPlainFolder(path.join(root, principal))) continue;
     let names: string[];
     try {
       names = readdirSync(path.join(root, principal));

@@ -11,6 +11,7 @@ import { installDiskQuota } from '../retention/install-disk-quota.js';
 import { SandboxRoot } from '../sandbox/index.js';
 import { builtinTools } from '../tools/builtin-tools.js';
 import type { WorkerKind } from '../files/pool/worker-task.js';
+import type { GateTimers } from '../util/admission-gate.js';
 
 export interface CreateHostOptions {
   /** A loaded configuration; when absent, config/default.json (plus SPILLWAY_CONFIG) is loaded. */
@@ -21,6 +22,8 @@ export interface CreateHostOptions {
   /** Register the built-in tools (read_file, export_table, ...). Default true. */
   builtins?: boolean;
   now?: () => Date;
+  /** Timers of the admission queues' waiting deadlines (tests fire a deadline on demand). */
+  queueTimers?: GateTimers;
   /** Replaces the worker entry module of a file format (instrumented or custom writers, fault-injection tests). */
   workerModules?: Partial<Record<WorkerKind, URL>>;
 }
@@ -60,6 +63,7 @@ export async function assembleHost(options: CreateHostOptions = {}): Promise<Ass
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.approve === undefined ? {} : { approve: options.approve }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.queueTimers === undefined ? {} : { queueTimers: options.queueTimers }),
   });
   if (coordinator !== undefined) {
     host.onClose(() => coordinator.close());

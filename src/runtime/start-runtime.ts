@@ -31,8 +31,8 @@ export async function startRuntime(options: StartRuntimeOptions = {}): Promise<R
   const config = options.config ?? loadConfig({ file: options.configFile });
   const logger = options.logger ?? createLogger(config.log.level);
   const { host, quota, coordinator } = await assembleHost({ config, logger });
-  // Upstream MCP servers: connect now, keep serving (and retrying) when one fails.
-  await startUpstreams(host);
+  // Upstream MCP servers: start connecting, serve without waiting; their tools appear as each connects.
+  startUpstreams(host);
   // Retention: the scheduled sweep (+ /healthz "retention"); watchers: outputs/ and the config file (hot reload).
   // A fleet (coordination.redis) sweeps under a Redis lease; one process under the pid file lock.
   const lock =

@@ -4,6 +4,7 @@ import { link, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
 import { fileMode } from './layout.js';
+import { asDiskError } from './disk-errors.js';
 import { PinnedFolder } from './pinned-folder.js';
 
 const exclusiveCreate = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
@@ -80,7 +81,7 @@ export async function createPendingFile(finalPath: string, options: CreateOption
     handle = await open(tempAt, exclusiveCreate, place.mode);
   } catch (error) {
     await place.close();
-    throw error;
+    throw asDiskError(error, { path: path.basename(finalPath) });
   }
   const stream = handle.createWriteStream({ highWaterMark: 1 << 16 });
   let settled = false;
@@ -101,7 +102,7 @@ export async function createPendingFile(finalPath: string, options: CreateOption
         return await publish(place, tempAt, finalPath, publishOptions);
       } catch (error) {
         await unlink(tempAt).catch(() => undefined);
-        throw error;
+        throw asDiskError(error, { path: path.basename(finalPath) });
       } finally {
         await place.close();
       }
@@ -124,22 +125,25 @@ export async function writeFileAtomic(
   options: PublishOptions & CreateOptions = {},
 ): Promise<string> {
   const place = await placeOf(finalPath, options);
+  const shown = { path: path.basename(finalPath) };
   try {
     const tempAt = place.at(tempNameFor(finalPath));
-    const handle = await open(tempAt, exclusiveCreate, place.mode);
+    const handle = await open(tempAt, exclusiveCreate, place.mode).catch((error: unknown) => {
+      throw asDiskError(error, shown);
+    });
     try {
       await handle.writeFile(data);
     } catch (error) {
       await handle.close().catch(() => undefined);
       await unlink(tempAt).catch(() => undefined);
-      throw error;
+      throw asDiskError(error, shown);
     }
     await handle.close();
     try {
       return await publish(place, tempAt, finalPath, options);
     } catch (error) {
       await unlink(tempAt).catch(() => undefined);
-      throw error;
+      throw asDiskError(error, shown);
     }
   } finally {
     await place.close();

@@ -3,6 +3,7 @@ import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from 'n
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
 import { writeFileAtomic, type PublishOptions } from './atomic-write.js';
+import { toDiskError } from './disk-errors.js';
 import { checkRelativePath } from './check-path.js';
 import { assertConversationId, assertPrincipal, conversationFolders, defaultPrincipal, folderMode, isConversationFolder, type ConversationFolder } from './layout.js';
 import { isRedirectRefusal, PinnedFolder } from './pinned-folder.js';
@@ -270,7 +271,8 @@ export class ConversationSandbox {
     const target = await this.resolveForWrite(input, options);
     const finalPath = await writeFileAtomic(target.absolute, data, options).catch((error: unknown) => {
       if (isRedirectRefusal(error)) throw this.escapes(String(input));
-      throw SpillwayError.is(error) ? error : this.fsFailure(String(input), error as NodeJS.ErrnoException);
+      // A disk fault is named by the path the model gave, not the file name atomic-write knew.
+      throw toDiskError(error, { path: target.relative }) ?? (SpillwayError.is(error) ? error : this.fsFailure(String(input), error as NodeJS.ErrnoException));
     });
     return { relative: this.relativeOf(finalPath), absolute: finalPath };
   }
@@ -288,7 +290,10 @@ export class ConversationSandbox {
       case 'ENOENT':
         return new SpillwayError('PATH_NOT_FOUND', `No folder on the way to ${JSON.stringify(input)}.`, { path: input });
       default:
-        return new SpillwayError('INTERNAL', `Cannot write ${JSON.stringify(input)}: ${error.code ?? error.message}.`, { path: input, errno: error.code });
+        return (
+          toDiskError(error, { path: input }) ??
+          new SpillwayError('INTERNAL', `Cannot write ${JSON.stringify(input)}: ${error.code ?? 'an unexpected failure'}.`, { path: input, errno: error.code })
+        );
     }
   }
 
@@ -319,6 +324,8 @@ export class ConversationSandbox {
   private async missing(input: string, segments: string[], cause: unknown): Promise<SpillwayError> {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') return this.escapes(input);
+    const fault = toDiskError(cause, { path: input, operation: 'read' });
+    if (fault !== undefined) return fault;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') return new SpillwayError('PATH_NOT_FOUND', `Cannot open ${JSON.stringify(input)}: ${code ?? String(cause)}`, { path: input });
     const relative = segments.join('/');
     const expiredAt = await this.expiredAt(relative);

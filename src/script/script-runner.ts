@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { parseJsonSafely } from '../util/safe-json.js';
-import { TurnQueue } from '../util/turn-queue.js';
+import { AdmissionGate, type AdmissionGateOptions } from '../util/admission-gate.js';
 import type { RunMessage } from './protocol.js';
 import type { ScriptBridge, WrittenFile } from './script-bridge.js';
 import type { ScriptLimits } from './script-limits.js';
@@ -41,6 +41,21 @@ export interface ScriptRunnerOptions {
   concurrency: () => number;
   /** Most calls waiting for a worker. */
   maxQueue: () => number;
+  /** Longest wait for a worker; a call still waiting is refused (SCRIPT_BUSY). Default 30 s. */
+  queueWaitMs?: () => number;
+  /** The admission gate (a host shares its own, shown in /healthz); absent, one is made from the options above. */
+  gate?: AdmissionGate;
+}
+
+/** The run_script queue: refusals keep their SCRIPT_BUSY code and name the workers.* caps. */
+export function scriptGateOptions(options: Pick<ScriptRunnerOptions, 'concurrency' | 'maxQueue' | 'queueWaitMs'>): AdmissionGateOptions {
+  return {
+    name: 'scripts',
+    noun: 'script',
+    code: 'SCRIPT_BUSY',
+    keys: 'workers.poolSize, workers.maxQueue',
+    limits: () => ({ running: options.concurrency() || availableParallelism(), waiting: options.maxQueue(), waitMs: options.queueWaitMs?.() ?? 30_000 }),
+  };
 }
 
 /**
@@ -51,15 +66,17 @@ export interface ScriptRunnerOptions {
 export class ScriptRunner {
   private readonly idle: ScriptWorkerSlot[] = [];
   private readonly busy = new Set<ScriptWorkerSlot>();
-  private readonly turns = new TurnQueue(1);
+  private readonly gate: AdmissionGate;
   private nextRunId = 1;
   private closed = false;
 
-  constructor(private readonly options: ScriptRunnerOptions) {}
+  constructor(private readonly options: ScriptRunnerOptions) {
+    this.gate = options.gate ?? new AdmissionGate(scriptGateOptions(options));
+  }
 
   async run(request: ScriptRunRequest): Promise<ScriptRunResult> {
     if (this.closed) throw new SpillwayError('TOOL_FAILED', 'The script runner is closed.');
-    const endTurn = await this.acquireTurn(request.signal);
+    const endTurn = await this.gate.admit({ signal: request.signal });
     const startedAt = performance.now();
     let slot: ScriptWorkerSlot | undefined;
     try {
@@ -119,24 +136,8 @@ export class ScriptRunner {
 
   /** Health facts for /healthz. */
   stats(): { running: number; waiting: number; idleWorkers: number } {
-    return { running: this.turns.running, waiting: this.turns.waiting, idleWorkers: this.idle.length };
-  }
-
-  private async acquireTurn(signal: AbortSignal): Promise<() => void> {
-    const concurrency = this.options.concurrency() || availableParallelism();
-    this.turns.concurrency = concurrency;
-    const { running, waiting } = this.turns;
-    if (running >= concurrency && waiting >= this.options.maxQueue()) {
-      throw new SpillwayError(
-        'SCRIPT_BUSY',
-        `${running} scripts are running and ${waiting} are waiting, the most allowed (workers.poolSize, workers.maxQueue). Try again in a moment.`,
-        {
-          running,
-          waiting,
-        },
-      );
-    }
-    return this.turns.take(signal, () => new SpillwayError('TOOL_FAILED', 'The call was cancelled while waiting for a script worker.'));
+    const { running, waiting } = this.gate.stats();
+    return { running, waiting, idleWorkers: this.idle.length };
   }
 
   private takeSlot(limits: ScriptLimits): ScriptWorkerSlot {

@@ -1,4 +1,4 @@
-import type { ConversationSandbox } from '../sandbox/index.js';
+import { toDiskError, type ConversationSandbox } from '../sandbox/index.js';
 import { formatBytes, formatCount, plural } from '../util/format.js';
 import { elementSlices } from './element-slices.js';
 import { jsonPrefix } from './json-prefix.js';
@@ -81,6 +81,7 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
 
   let spill: SpillRef | undefined;
   let spillError: string | undefined;
+  let spillFault: string | undefined;
   const files: SpillRef[] = [];
   const target = {
     sandbox: input.sandbox,
@@ -94,7 +95,9 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
     try {
       return await work();
     } catch (error) {
-      spillError = error instanceof Error ? error.message : String(error);
+      const fault = toDiskError(error, { base: input.sandbox.dir });
+      spillFault = fault?.code;
+      spillError = fault?.message ?? (error instanceof Error ? error.message : String(error));
       input.onSpillFailure?.(error);
       return undefined;
     }
@@ -135,7 +138,8 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
   }
   const references = [spill, ...files].filter((ref): ref is SpillRef => ref !== undefined).map(describeReference);
   if (spillError !== undefined && settings.spill && rendered.chars > settings.thresholdChars) {
-    references.push('[spillway] The full result could not be saved to a file, so no path is available; work from the text above.');
+    const why = spillFault === undefined ? '' : ` (${spillFault}: ${spillFaultText[spillFault] ?? 'a file-system failure'})`;
+    references.push(`[spillway] The full result could not be saved to a file${why}, so no path is available; work from the text above.`);
   }
   notes.push(...references.map((reference) => reference.replace(/^\[spillway\] /, '')));
   const view: ModelView = { text: [body, ...references].filter((part) => part.length > 0).join('\n\n'), files, truncated, notes };
@@ -144,6 +148,13 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
   if (!truncated && !isError) view.value = result.kind === 'json' ? result.value : result.text;
   return view;
 }
+
+/** Why a spill failed, in the sentence the model reads (the code says it for programs). */
+const spillFaultText: Record<string, string> = {
+  DISK_FULL: 'the sandbox disk is full',
+  SANDBOX_READ_ONLY: 'the sandbox is not writable',
+  DISK_IO: 'the file system failed',
+};
 
 function utf8Length(text: string): number {
   return Buffer.byteLength(text);

@@ -21,10 +21,10 @@ export async function openSqlSource(options: OpenSqlSourceOptions): Promise<SqlS
   switch (source.type) {
     case 'demo': {
       const demo = ensureDemoDatabase({ dir: config.data.dir, rows: config.demo.rows, seed: config.demo.seed, ...withLogger });
-      return new SqliteSource({ file: demo.file, kind: 'demo', ...withLogger });
+      return new SqliteSource({ file: demo.file, kind: 'demo', maxConcurrent: config.sql.maxConcurrent, ...withLogger });
     }
     case 'sqlite': {
-      const sqlite = new SqliteSource({ file: source.file, kind: 'sqlite', ...withLogger });
+      const sqlite = new SqliteSource({ file: source.file, kind: 'sqlite', maxConcurrent: config.sql.maxConcurrent, ...withLogger });
       try {
         await sqlite.check();
       } catch (error) {
@@ -37,7 +37,12 @@ export async function openSqlSource(options: OpenSqlSourceOptions): Promise<SqlS
       // pg is loaded only when a PostgreSQL source is configured (it is not on `serve`'s start path).
       const { PostgresSource } = await import('./postgres-source.js');
       // A server that does not answer should fail a call no later than a slow query would.
-      return new PostgresSource({ url: source.url, connectTimeoutMs: Math.min(10_000, config.sql.timeoutMs), ...withLogger });
+      return new PostgresSource({
+        url: source.url,
+        connectTimeoutMs: Math.min(10_000, config.sql.timeoutMs),
+        maxConnections: config.sql.maxConcurrent,
+        ...withLogger,
+      });
     }
   }
 }

@@ -10,7 +10,7 @@ import { readFileTool } from './reread/read-file.js';
 import { searchFileTool } from './reread/search-file.js';
 import { scriptTools } from './script/script-tools.js';
 import { LazySqlSource } from '../sql/open-sql-source.js';
-import { querySqlTool } from './sql/query-sql.js';
+import { querySqlTool, sqlGateOptions } from './sql/query-sql.js';
 
 /**
  * The tools every host offers, by capability. A capability that needs shared
@@ -37,7 +37,7 @@ export async function builtinTools(host: Host, options: FileToolOptions = {}): P
   // SQL (query_sql). The source opens on the first query (the demo database is built then).
   const sqlSource = new LazySqlSource(host.logger);
   host.onClose(() => sqlSource.close());
-  tools.push(querySqlTool({ source: sqlSource }));
+  tools.push(querySqlTool({ source: sqlSource, gate: host.queues.gate(sqlGateOptions(() => host.config)) }));
 
   // Analysis over the conversation's own files (inspect_file, query_files, build_chart).
   tools.push(...analysisTools(analysis));

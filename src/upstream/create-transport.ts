@@ -3,7 +3,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamConfig } from '../config/schema.js';
-import { StdioTransport } from './stdio-transport.js';
+import { StdioTransport, type ChildExit, type MessageTooLargeError } from './stdio-transport.js';
 
 export interface CreatedTransport {
   transport: Transport;
@@ -12,6 +12,12 @@ export interface CreatedTransport {
   stderr: Stream | null;
   /** The child's pid once started (stdio only). */
   pid(): number | null;
+  /** How the child ended (stdio only, once it has). */
+  exitStatus(): ChildExit | undefined;
+  /** The over-size message that closed the transport (stdio only). */
+  messageTooLarge(): MessageTooLargeError | undefined;
+  /** Ends a server that stopped answering: the child is killed (SIGTERM, then SIGKILL); an HTTP session is closed. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -30,12 +36,28 @@ export function createTransport(entry: UpstreamConfig, maxMessageBytes: number):
       ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
       maxMessageBytes,
     });
-    return { transport, kind: 'stdio', stderr: transport.stderr, pid: () => transport.pid };
+    return {
+      transport,
+      kind: 'stdio',
+      stderr: transport.stderr,
+      pid: () => transport.pid,
+      exitStatus: () => transport.exitStatus,
+      messageTooLarge: () => transport.messageTooLarge,
+      kill: () => transport.kill(),
+    };
   }
   const transport = new StreamableHTTPClientTransport(new URL(entry.url), {
     requestInit: { headers: { ...(entry.headers ?? {}) } },
   });
-  return { transport, kind: 'http', stderr: null, pid: () => null };
+  return {
+    transport,
+    kind: 'http',
+    stderr: null,
+    pid: () => null,
+    exitStatus: () => undefined,
+    messageTooLarge: () => undefined,
+    kill: () => transport.close(),
+  };
 }
 
 /** What to show for an upstream's target without leaking secrets (no env values, no headers, no URL credentials). */

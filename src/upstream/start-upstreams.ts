@@ -1,17 +1,35 @@
 import type { Host } from '../host/host.js';
 import { listUpstreamsTool } from '../tools/upstream/list-upstreams.js';
+import { upstreamGate } from './upstream-admission.js';
 import { UpstreamManager } from './upstream-manager.js';
+import type { UpstreamTimers } from './upstream-timers.js';
+
+export interface StartUpstreamsOptions {
+  /** Clock and timers of the connections (tests pass their own). */
+  timers?: UpstreamTimers;
+}
 
 /**
  * Wires the upstream servers of the host's config into a running host:
  * registers list_upstreams, the 'upstreams' health section and the shutdown,
- * then connects to each (failures are logged and retried with back-off).
+ * then starts connecting to each and returns at once: the host serves while
+ * upstreams connect (their tools appear when ready), and failures are logged
+ * and retried with back-off. Await `manager.settled()` to wait for the first
+ * attempts (a one-shot CLI call does).
  */
-export async function startUpstreams(host: Host): Promise<UpstreamManager> {
-  const manager = new UpstreamManager({ host, config: host.config, logger: host.logger.child({ component: 'upstreams' }) });
+export function startUpstreams(host: Host, options: StartUpstreamsOptions = {}): UpstreamManager {
+  const manager = new UpstreamManager({
+    host,
+    config: host.config,
+    logger: host.logger.child({ component: 'upstreams' }),
+    ...(options.timers === undefined ? {} : { timers: options.timers }),
+  });
   host.registerTool(listUpstreamsTool(manager));
   host.setHealthSource('upstreams', () => manager.health());
+  host.onMissingTool((name) => manager.explainMissing(name));
+  // Each configured upstream's queue shows in /healthz from the start (one added by a reload, from its first call).
+  for (const name of Object.keys(host.config.upstreams)) upstreamGate(host.queues, name, host.config);
   host.onClose(() => manager.close());
-  await manager.start();
+  manager.start();
   return manager;
 }

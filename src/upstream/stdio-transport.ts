@@ -15,6 +15,23 @@ export interface StdioTransportOptions {
 const newline = 0x0a;
 const closeGraceMs = 2000;
 
+/** How the child ended: its exit code, or the signal that killed it. */
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A line from the server longer than the cap: the connection is closed, and this is why. */
+export class MessageTooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`the server sent a message of at least ${bytes} bytes, over the cap of ${limit} bytes (upstream.maxMessageBytes)`);
+    this.name = 'MessageTooLargeError';
+  }
+}
+
 /**
  * An MCP client transport over a child's stdin/stdout, for the SDK's Client.
  * Why not the SDK's StdioClientTransport: its read buffer concatenates the
@@ -34,11 +51,26 @@ export class StdioTransport implements Transport {
   private child: ChildProcess | undefined;
   private chunks: Buffer[] = [];
   private pendingBytes = 0;
+  /** Set by an over-size line: nothing more is read (the rest of that line is not a message), and the transport closes. */
+  private tooLarge: MessageTooLargeError | undefined;
+  private exit: ChildExit | undefined;
+  private spawnedPid: number | null = null;
 
   constructor(private readonly options: StdioTransportOptions) {}
 
+  /** The child's pid once spawned (kept after it exits, so errors can name the process). */
   get pid(): number | null {
-    return this.child?.pid ?? null;
+    return this.spawnedPid;
+  }
+
+  /** How the child ended, once it has (undefined while it runs). */
+  get exitStatus(): ChildExit | undefined {
+    return this.exit;
+  }
+
+  /** The over-size message that closed this transport, if one did. */
+  get messageTooLarge(): MessageTooLargeError | undefined {
+    return this.tooLarge;
   }
 
   start(): Promise<void> {
@@ -56,8 +88,12 @@ export class StdioTransport implements Transport {
         reject(error);
         this.onerror?.(error);
       });
-      child.once('spawn', () => resolve());
-      child.once('close', () => {
+      child.once('spawn', () => {
+        this.spawnedPid = child.pid ?? null;
+        resolve();
+      });
+      child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+        this.exit = { code, signal };
         this.child = undefined;
         this.chunks = [];
         this.pendingBytes = 0;
@@ -100,7 +136,18 @@ export class StdioTransport implements Transport {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 
+  /** Stops a child that no longer answers: SIGTERM at once, SIGKILL if it is still there after the grace period. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (child === undefined) return;
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    child.kill('SIGTERM');
+    await Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, closeGraceMs).unref())]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+
   private receive(chunk: Buffer): void {
+    if (this.tooLarge !== undefined) return;
     let start = 0;
     for (;;) {
       const end = chunk.indexOf(newline, start);
@@ -130,8 +177,9 @@ export class StdioTransport implements Transport {
   private oversize(bytes: number): void {
     this.chunks = [];
     this.pendingBytes = 0;
-    this.onerror?.(new Error(`a message of more than ${bytes} bytes exceeds upstream.maxMessageBytes (${this.options.maxMessageBytes})`));
-    void this.close();
+    this.tooLarge = new MessageTooLargeError(bytes, this.options.maxMessageBytes);
+    this.onerror?.(this.tooLarge);
+    void this.kill();
   }
 
   private deliver(line: Buffer): void {

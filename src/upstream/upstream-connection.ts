@@ -1,14 +1,20 @@
+import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, UpstreamConfig } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { reconnectDelay } from './backoff.js';
-import { createTransport, describeTarget, type CreatedTransport } from './create-transport.js';
-import { StderrTail } from './stderr-tail.js';
+import { createTransport, describeTarget } from './create-transport.js';
+import { callFailure, closedDuringCall, connectFailure, isConnectionFailure } from './upstream-errors.js';
+import { UpstreamGeneration } from './upstream-generation.js';
+import { UpstreamLiveness } from './upstream-liveness.js';
+import { systemTimers, type UpstreamTimers } from './upstream-timers.js';
 
-/** connecting: first attempt; connected; reconnecting: down, a retry is scheduled; failed: down for good (no reconnect); closed: shut down. */
+/**
+ * connecting: an attempt (start, handshake, tool listing) is under way; connected; reconnecting: down, a
+ * retry is scheduled; failed: down for good (no reconnect); closed: shut down.
+ */
 export type UpstreamState = 'connecting' | 'connected' | 'reconnecting' | 'failed' | 'closed';
 
 /** What `list_upstreams`, `spillway upstreams` and /healthz report for one upstream. */
@@ -24,9 +30,18 @@ export interface UpstreamStatus {
   connectedAt?: string;
   /** Consecutive failed attempts since the last successful connection. */
   failures: number;
+  /** Times this upstream was restarted (stdio) or reconnected (HTTP) because it stopped answering pings or calls. */
+  restarts: number;
   lastError?: string;
   nextAttemptAt?: string;
+  /** While connecting: when the handshake deadline passes. */
+  handshakeDeadline?: string;
   pid?: number;
+}
+
+export interface UpstreamConnectionEvents {
+  /** The state (or what status() reports with it: failures, last error) changed. */
+  status: [UpstreamStatus];
 }
 
 export interface UpstreamConnectionOptions {
@@ -38,7 +53,8 @@ export interface UpstreamConnectionOptions {
   onTools?: (tools: Tool[]) => void;
   /** Reconnect with back-off after a failure or exit (default true; the CLI probe turns it off). */
   reconnect?: boolean;
-  now?: () => Date;
+  /** Clock and timers (handshake deadline, back-off, pings); tests pass their own. */
+  timers?: UpstreamTimers;
 }
 
 export interface UpstreamCallOptions {
@@ -48,16 +64,17 @@ export interface UpstreamCallOptions {
 }
 
 const maxToolPages = 100;
-const stderrInErrorChars = 2000;
 
 /**
  * One upstream MCP server: an SDK client over stdio or Streamable HTTP that
- * connects, lists tools (all pages), follows tools/list_changed, calls tools
- * with the configured timeout, and reconnects with back-off when the server
- * fails to start or goes away. It never throws from its own life cycle: the
- * host keeps serving whatever else it has.
+ * connects (under a handshake deadline), lists tools (all pages), follows
+ * tools/list_changed, calls tools with the configured timeout, pings an idle
+ * connection, restarts a server that stops answering, and reconnects with
+ * back-off when the server fails to start or goes away. It never throws from
+ * its own life cycle: the host keeps serving whatever else it has. Each state
+ * change is emitted as `status`.
  */
-export class UpstreamConnection {
+export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
   readonly name: string;
   readonly timeoutMs: number;
   private readonly entry: UpstreamConfig;
@@ -65,28 +82,30 @@ export class UpstreamConnection {
   private readonly logger: Logger;
   private readonly onTools: (tools: Tool[]) => void;
   private readonly reconnect: boolean;
-  private readonly now: () => Date;
-  private readonly stderr = new StderrTail();
-  private client: Client | undefined;
-  private created: CreatedTransport | undefined;
+  private readonly timers: UpstreamTimers;
+  /** The connected generation (undefined while down or connecting). */
+  private current: UpstreamGeneration | undefined;
+  /** The generation of an attempt in progress, so close() can abort a connect that hangs. */
+  private connecting: UpstreamGeneration | undefined;
+  private generations = 0;
+  private liveness: UpstreamLiveness | undefined;
   private state: UpstreamState = 'connecting';
   private tools: Tool[] = [];
   private failures = 0;
+  private restarts = 0;
   /** Back-off level: grows with each failure, and with each connection that dies soon after it was made. */
   private backoffLevel = 0;
   private lastError: string | undefined;
   private connectedAt: Date | undefined;
   private nextAttemptAt: Date | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private handshakeDeadline: Date | undefined;
+  private cancelReconnect: (() => void) | undefined;
   private closed = false;
   private attempt: Promise<boolean> | undefined;
-  /** The client of an attempt in progress, so close() can abort a connect that hangs. */
-  private connecting: Client | undefined;
-  /** The last transport-level error (an oversized message, a stray stdout line), quoted when the connection then drops. */
-  private transportError: string | undefined;
   private refreshing: Promise<void> = Promise.resolve();
 
   constructor(options: UpstreamConnectionOptions) {
+    super();
     this.name = options.name;
     this.entry = options.entry;
     this.settings = options.settings;
@@ -94,7 +113,7 @@ export class UpstreamConnection {
     this.logger = options.logger.child({ upstream: options.name });
     this.onTools = options.onTools ?? (() => undefined);
     this.reconnect = options.reconnect ?? true;
-    this.now = options.now ?? (() => new Date());
+    this.timers = options.timers ?? systemTimers;
   }
 
   /** The first connection attempt; resolves true when connected. Never rejects. */
@@ -115,72 +134,73 @@ export class UpstreamConnection {
       state: this.state,
       tools: this.tools.map((tool) => tool.name),
       failures: this.failures,
+      restarts: this.restarts,
     };
-    const server = this.client?.getServerVersion();
+    const server = (this.current ?? this.connecting)?.client.getServerVersion();
     if (server !== undefined) status.server = { name: server.name, version: server.version };
     if (this.connectedAt !== undefined && this.state === 'connected') status.connectedAt = this.connectedAt.toISOString();
     if (this.lastError !== undefined) status.lastError = this.lastError;
     if (this.nextAttemptAt !== undefined && this.state === 'reconnecting') status.nextAttemptAt = this.nextAttemptAt.toISOString();
-    const pid = this.created?.pid();
-    if (pid !== null && pid !== undefined && this.state === 'connected') status.pid = pid;
+    if (this.handshakeDeadline !== undefined && this.state === 'connecting') status.handshakeDeadline = this.handshakeDeadline.toISOString();
+    const live = this.state === 'connected' ? this.current : this.state === 'connecting' ? this.connecting : undefined;
+    const pid = live?.pid();
+    if (pid !== undefined) status.pid = pid;
     return status;
   }
 
   /**
    * Calls one of the upstream's tools (by its own name). Fails with
-   * UPSTREAM_UNAVAILABLE when not connected, TOOL_TIMEOUT after the configured
-   * timeout (the request is cancelled upstream), UPSTREAM_ERROR for protocol
-   * errors. A result with isError is returned as is: the host spills it like a
-   * local error.
+   * UPSTREAM_UNAVAILABLE when not connected (or still connecting),
+   * TOOL_TIMEOUT after the configured timeout (the request is cancelled
+   * upstream, and a ping follows), RESULT_TOO_LARGE when the answer is over
+   * upstream.maxMessageBytes, UPSTREAM_ERROR for protocol errors. A result
+   * with isError is returned as is: the host spills it like a local error.
    */
   async callTool(tool: string, args: Record<string, unknown>, options: UpstreamCallOptions = {}): Promise<CallToolResult> {
-    const client = this.client;
-    if (client === undefined || this.state !== 'connected') throw this.unavailable(tool);
-    this.transportError = undefined;
+    const generation = this.current;
+    const liveness = this.liveness;
+    if (generation === undefined || liveness === undefined || this.state !== 'connected') throw this.unavailable(tool);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    liveness.callStarted();
+    let result: Awaited<ReturnType<Client['callTool']>>;
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      result = await generation.client.callTool({ name: tool, arguments: args }, undefined, {
         timeout: timeoutMs,
         maxTotalTimeout: timeoutMs,
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
-      if ('toolResult' in result && !('content' in result)) {
-        // Protocol 2024-10-07 servers answer with { toolResult }.
-        return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
-      }
-      return result as CallToolResult;
     } catch (error) {
-      if (this.created?.kind === 'http' && isConnectionFailure(error)) {
-        // An HTTP upstream has no process to watch: a refused request or a lost session is how its death shows.
-        this.transportError = error instanceof Error ? error.message : String(error);
-        void client.close();
-        throw new SpillwayError(
-          'UPSTREAM_UNAVAILABLE',
-          `The upstream MCP server "${this.name}" could not be reached for ${tool} (${this.transportError}); spillway is reconnecting. Try again in a moment, or check list_upstreams.`,
-          { upstream: this.name, tool },
-        );
-      }
-      throw this.translate(error, tool, timeoutMs);
+      this.noteCallFailure(liveness, error);
+      throw await this.callError(generation, error, tool, timeoutMs);
     }
+    liveness.callAnswered();
+    if ('toolResult' in result && !('content' in result)) {
+      // Protocol 2024-10-07 servers answer with { toolResult }.
+      return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
+    }
+    return result as CallToolResult;
   }
 
   /** Stops reconnecting and closes the client (a stdio child gets stdin closed, then SIGTERM, then SIGKILL). */
   async close(): Promise<void> {
     this.closed = true;
-    this.state = 'closed';
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.connecting?.close().catch(() => undefined);
+    this.cancelReconnect?.();
+    this.cancelReconnect = undefined;
+    this.liveness?.stop();
+    this.liveness = undefined;
+    this.setState('closed');
+    await this.connecting?.client.close().catch(() => undefined);
     await this.attempt?.catch(() => undefined);
-    const client = this.client;
-    this.client = undefined;
-    await client?.close().catch(() => undefined);
+    const generation = this.current;
+    this.current = undefined;
+    await generation?.client.close().catch(() => undefined);
   }
 
   private connect(): Promise<boolean> {
     this.attempt ??= this.tryConnect().finally(() => {
       this.attempt = undefined;
       this.connecting = undefined;
+      this.handshakeDeadline = undefined;
     });
     return this.attempt;
   }
@@ -188,39 +208,41 @@ export class UpstreamConnection {
   private async tryConnect(): Promise<boolean> {
     if (this.closed) return false;
     this.nextAttemptAt = undefined;
+    this.generations += 1;
     const created = createTransport(this.entry, this.settings.maxMessageBytes);
-    this.stderr.attach(created.stderr);
     const client = new Client({ name: 'spillway', version: '0.1.0' }, { capabilities: {} });
+    const generation = new UpstreamGeneration(this.generations, this.name, client, created);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       // One refresh at a time, so a burst of notifications cannot apply an older list last.
-      this.refreshing = this.refreshing.then(() => this.refreshTools(client));
+      this.refreshing = this.refreshing.then(() => this.refreshTools(generation));
     });
     client.onerror = (error) => {
-      this.transportError = error.message;
+      generation.transportError = error.message;
       this.logger.debug({ err: error.message }, 'upstream transport error');
     };
-    client.onclose = () => this.lost(client);
-    this.connecting = client;
+    client.onclose = () => this.lost(generation);
+    this.connecting = generation;
+    const handshakeMs = this.settings.handshakeTimeoutMs;
+    this.handshakeDeadline = new Date(this.timers.now().getTime() + handshakeMs);
+    this.setState('connecting');
+    // One deadline for the whole start: spawn, initialize and the tool listing.
+    const missedDeadline = `no MCP handshake within ${handshakeMs} ms (upstream.handshakeTimeoutMs)`;
+    const cancelDeadline = this.timers.schedule('handshake', handshakeMs, () => {
+      generation.ended = missedDeadline;
+      void created.kill().catch(() => undefined);
+    });
     try {
-      // A short per-call timeout must not make a slow-starting server unreachable.
-      const connectTimeoutMs = Math.max(this.timeoutMs, this.settings.timeoutMs);
-      await client.connect(created.transport, { timeout: connectTimeoutMs });
-      const tools = await listAllTools(client, connectTimeoutMs);
+      await client.connect(created.transport, { timeout: handshakeMs });
+      const tools = await listAllTools(client, handshakeMs);
+      cancelDeadline();
       if (this.closed) {
         await client.close().catch(() => undefined);
         return false;
       }
-      this.client = client;
-      this.created = created;
-      this.tools = tools;
-      this.state = 'connected';
-      this.connectedAt = this.now();
-      this.failures = 0;
-      this.lastError = undefined;
-      this.logger.info({ tools: tools.length, server: client.getServerVersion()?.name }, 'upstream connected');
-      this.publishTools(tools);
+      this.connected(generation, tools);
       return true;
     } catch (error) {
+      cancelDeadline();
       client.onclose = undefined;
       await client.close().catch(() => undefined);
       // Let the child's last stderr lines (usually the reason it died) arrive before quoting them.
@@ -228,47 +250,98 @@ export class UpstreamConnection {
       if (this.closed) return false;
       this.failures += 1;
       this.backoffLevel += 1;
-      this.lastError = this.withStderr(`could not connect: ${(error as Error).message}`);
-      this.logger.warn({ err: (error as Error).message, failures: this.failures }, 'upstream connection attempt failed');
+      const reason = connectFailure(generation, error, missedDeadline);
+      this.lastError = generation.withStderr(`could not connect: ${reason}`);
+      this.logger.warn({ err: reason, failures: this.failures }, 'upstream connection attempt failed');
       this.scheduleReconnect();
       return false;
     }
   }
 
+  private connected(generation: UpstreamGeneration, tools: Tool[]): void {
+    this.current = generation;
+    this.connecting = undefined;
+    this.handshakeDeadline = undefined;
+    this.tools = tools;
+    this.connectedAt = this.timers.now();
+    this.failures = 0;
+    this.lastError = undefined;
+    this.liveness = new UpstreamLiveness({
+      settings: this.settings,
+      timers: this.timers,
+      ping: async (signal) => {
+        await generation.client.ping({ signal, timeout: this.settings.pingTimeoutMs });
+      },
+      onDead: (reason) => this.restart(generation, reason),
+    });
+    this.logger.info({ tools: tools.length, server: generation.client.getServerVersion()?.name, generation: generation.number }, 'upstream connected');
+    this.setState('connected');
+    this.publishTools(tools);
+  }
+
   /** The connection closed (the child exited, the server hung up): report it and try again later. */
-  private lost(client: Client): void {
-    if (this.client !== client || this.closed) return;
-    this.client = undefined;
-    const lived = this.connectedAt === undefined ? 0 : this.now().getTime() - this.connectedAt.getTime();
-    // A server that dies right after each start must not be restarted at the minimum delay forever.
-    this.backoffLevel = lived >= this.settings.reconnectMaxMs ? 1 : this.backoffLevel + 1;
+  private lost(generation: UpstreamGeneration): void {
+    if (this.current !== generation || this.closed) return;
+    this.current = undefined;
+    this.liveness?.stop();
+    this.liveness = undefined;
+    const lived = this.connectedAt === undefined ? 0 : this.timers.now().getTime() - this.connectedAt.getTime();
+    // Let the child's last stderr lines arrive before quoting them (calls meanwhile find no connection).
+    setImmediate(() => {
+      if (this.closed) return;
+      // A server that dies right after each start must not be restarted at the minimum delay forever.
+      this.backoffLevel = lived >= this.settings.reconnectMaxMs ? 1 : this.backoffLevel + 1;
+      this.failures += 1;
+      this.lastError = generation.withStderr(`the connection closed: ${generation.endReason() ?? 'the server exited or hung up'}`);
+      this.logger.error({ failures: this.failures, reason: generation.endReason() }, 'upstream connection lost');
+      this.scheduleReconnect();
+    });
+  }
+
+  /** The server stopped answering (pings, or calls): end this generation and start again with back-off. */
+  private restart(generation: UpstreamGeneration, reason: string): void {
+    if (this.current !== generation || this.closed) return;
+    this.current = undefined;
+    this.liveness = undefined;
+    this.restarts += 1;
     this.failures += 1;
-    this.lastError = this.withStderr(`the connection closed (${this.transportError ?? 'the server exited or hung up'})`);
-    this.logger.error({ failures: this.failures }, 'upstream connection lost');
+    this.backoffLevel += 1;
+    generation.ended = `spillway ${generation.created.kind === 'stdio' ? 'restarts' : 'reconnects'} the server: ${reason}`;
+    generation.client.onclose = undefined;
+    this.lastError = generation.withStderr(`stopped answering and was ${generation.created.kind === 'stdio' ? 'restarted' : 'reconnected'}: ${reason}`);
+    this.logger.error({ reason, restarts: this.restarts }, 'upstream stopped answering; restarting it');
+    void generation.created
+      .kill()
+      .then(() => generation.client.close())
+      .catch(() => undefined);
     this.scheduleReconnect();
   }
 
   private scheduleReconnect(): void {
     if (!this.reconnect || this.closed) {
-      this.state = this.closed ? 'closed' : 'failed';
+      this.setState(this.closed ? 'closed' : 'failed');
       return;
     }
-    this.state = 'reconnecting';
     const delay = reconnectDelay(this.backoffLevel, this.settings.reconnectMinMs, this.settings.reconnectMaxMs);
-    this.nextAttemptAt = new Date(this.now().getTime() + delay);
+    this.nextAttemptAt = new Date(this.timers.now().getTime() + delay);
     this.logger.info({ delayMs: delay }, 'upstream reconnect scheduled');
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
+    this.cancelReconnect = this.timers.schedule('reconnect', delay, () => {
+      this.cancelReconnect = undefined;
       void this.connect();
-    }, delay);
-    this.timer.unref();
+    });
+    this.setState('reconnecting');
   }
 
-  private async refreshTools(client: Client): Promise<void> {
-    if (this.client !== client) return;
+  private setState(state: UpstreamState): void {
+    this.state = state;
+    this.emit('status', this.status());
+  }
+
+  private async refreshTools(generation: UpstreamGeneration): Promise<void> {
+    if (this.current !== generation) return;
     try {
-      const tools = await listAllTools(client, this.timeoutMs);
-      if (this.client !== client) return;
+      const tools = await listAllTools(generation.client, this.timeoutMs);
+      if (this.current !== generation) return;
       this.tools = tools;
       this.logger.info({ tools: tools.length }, 'upstream tool list changed');
       this.publishTools(tools);
@@ -285,61 +358,64 @@ export class UpstreamConnection {
     }
   }
 
-  private unavailable(tool: string): SpillwayError {
+  /** What a failed call tells the liveness check: an answer (the server is alive), a timeout, or neither. */
+  private noteCallFailure(liveness: UpstreamLiveness, error: unknown): void {
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) liveness.callTimedOut();
+    else if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) liveness.callAnswered();
+    else liveness.callEnded();
+  }
+
+  private async callError(generation: UpstreamGeneration, error: unknown, tool: string, timeoutMs: number): Promise<SpillwayError> {
+    if (generation.created.kind === 'http' && isConnectionFailure(error)) {
+      // An HTTP upstream has no process to watch: a refused request or a lost session is how its death shows.
+      generation.transportError = error instanceof Error ? error.message : String(error);
+      void generation.client.close();
+      return new SpillwayError(
+        'UPSTREAM_UNAVAILABLE',
+        `The upstream MCP server "${this.name}" could not be reached for ${tool} (${generation.transportError}); spillway is reconnecting. Try again in a moment, or check list_upstreams.`,
+        { upstream: this.name, tool },
+      );
+    }
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      // Let the child's last stderr lines (and its exit) arrive before quoting them.
+      await new Promise((resolve) => setImmediate(resolve));
+      return closedDuringCall(this.name, generation, tool);
+    }
+    return callFailure(this.name, generation, error, tool, timeoutMs);
+  }
+
+  /** The error of a call that cannot be sent now: still connecting, reconnecting (and when), failed. */
+  unavailable(tool: string): SpillwayError {
+    const details = {
+      upstream: this.name,
+      tool,
+      state: this.state,
+      ...(this.nextAttemptAt === undefined ? {} : { nextAttemptAt: this.nextAttemptAt.toISOString() }),
+    };
+    if (this.state === 'connecting') {
+      const deadline = this.handshakeDeadline === undefined ? '' : ` (its handshake deadline is ${this.handshakeDeadline.toISOString()})`;
+      return new SpillwayError(
+        'UPSTREAM_UNAVAILABLE',
+        `The upstream MCP server "${this.name}" is still connecting${deadline}, so ${tool} was not run. Try again in a moment, or check list_upstreams.`,
+        details,
+      );
+    }
+    if (this.state === 'connected') {
+      // The connection closed an instant ago; the status catches up on the next tick.
+      return new SpillwayError(
+        'UPSTREAM_UNAVAILABLE',
+        `The upstream MCP server "${this.name}" has just lost its connection, so ${tool} was not run; spillway is reconnecting. Try again in a moment, or check list_upstreams.`,
+        details,
+      );
+    }
     const when = this.nextAttemptAt === undefined ? '' : ` The next reconnect attempt is at ${this.nextAttemptAt.toISOString()}.`;
     const why = this.lastError === undefined ? '' : ` Last error: ${this.lastError}`;
     return new SpillwayError(
       'UPSTREAM_UNAVAILABLE',
       `The upstream MCP server "${this.name}" is not connected (${this.state}), so ${tool} was not run.${when} Try again later, or check list_upstreams.${why}`,
-      { upstream: this.name, tool, state: this.state, ...(this.nextAttemptAt === undefined ? {} : { nextAttemptAt: this.nextAttemptAt.toISOString() }) },
+      details,
     );
   }
-
-  private translate(error: unknown, tool: string, timeoutMs: number): SpillwayError {
-    const details = { upstream: this.name, tool };
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return new SpillwayError(
-        'TOOL_TIMEOUT',
-        this.withStderr(
-          `The upstream MCP server "${this.name}" did not answer ${tool} within ${timeoutMs} ms; spillway cancelled the request. ` +
-            `The server may still have acted on it: check before calling again. To allow longer, raise upstreams.${this.name}.timeoutMs (or upstream.timeoutMs).`,
-        ),
-        { ...details, timeoutMs },
-      );
-    }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-      return new SpillwayError(
-        'UPSTREAM_UNAVAILABLE',
-        this.withStderr(
-          `The upstream MCP server "${this.name}" closed the connection during ${tool} (${this.transportError ?? 'it may have crashed'}); spillway is reconnecting. The call may or may not have taken effect.`,
-        ),
-        details,
-      );
-    }
-    if (error instanceof Error && error.name === 'AbortError') {
-      return new SpillwayError('TOOL_FAILED', `The call to ${tool} on "${this.name}" was cancelled by the client.`, details);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    const code = error instanceof McpError ? error.code : undefined;
-    return new SpillwayError('UPSTREAM_ERROR', `The upstream MCP server "${this.name}" rejected ${tool}: ${message}`, {
-      ...details,
-      ...(code === undefined ? {} : { mcpCode: code }),
-    });
-  }
-
-  /** Appends the child's recent stderr (where servers print their tracebacks) to a message. */
-  private withStderr(message: string): string {
-    const tail = this.stderr.read();
-    if (tail.length === 0) return message;
-    return `${message}\n--- last stderr of ${this.name} ---\n${tail.slice(-stderrInErrorChars)}`;
-  }
-}
-
-/** Network-level failures of a Streamable HTTP upstream (refused, reset, session gone): reconnect rather than report a tool error. */
-function isConnectionFailure(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 502 || error.code === 503;
-  if (error instanceof TypeError) return true; // fetch failed: ECONNREFUSED, ECONNRESET, DNS
-  return false;
 }
 
 async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {

@@ -1,9 +1,12 @@
+import { EventEmitter } from 'node:events';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/schema.js';
+import type { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 import type { Logger } from '../log/logger.js';
-import { UpstreamConnection, type UpstreamStatus } from './upstream-connection.js';
-import { exposedToolName, upstreamToolDefinition } from './upstream-tool.js';
+import { UpstreamConnection, type UpstreamConnectionEvents, type UpstreamStatus } from './upstream-connection.js';
+import type { UpstreamTimers } from './upstream-timers.js';
+import { exposedToolName, namespaceSeparator, upstreamToolDefinition } from './upstream-tool.js';
 
 /** An upstream's status with the names its tools are offered under here. */
 export interface UpstreamReport extends UpstreamStatus {
@@ -15,23 +18,28 @@ export interface UpstreamManagerOptions {
   host: Host;
   config: Config;
   logger: Logger;
+  /** Clock and timers of every connection (handshake deadline, back-off, pings); tests pass their own. */
+  timers?: UpstreamTimers;
 }
 
 /**
  * Every upstream in `config.upstreams`, kept in the host's tool registry: tools
- * appear after a connection, follow tools/list_changed, and stay registered
- * while a dead upstream reconnects (calls meanwhile fail with
- * UPSTREAM_UNAVAILABLE and the time of the next attempt), so the catalogue a
- * model sees does not churn with every restart.
+ * appear once an upstream has connected (MCP clients get tools/list_changed),
+ * follow its tools/list_changed, and stay registered while a dead upstream
+ * reconnects (calls meanwhile fail with UPSTREAM_UNAVAILABLE and the time of
+ * the next attempt), so the catalogue a model sees does not churn with every
+ * restart. Every status change of every upstream is emitted as `status`.
  */
-export class UpstreamManager {
+export class UpstreamManager extends EventEmitter<UpstreamConnectionEvents> {
   private readonly host: Host;
   private readonly logger: Logger;
   private readonly connections = new Map<string, UpstreamConnection>();
   /** Per upstream: offered name → fingerprint of what was registered. */
   private readonly registered = new Map<string, Map<string, string>>();
+  private firstAttempts: Promise<boolean>[] | undefined;
 
   constructor(options: UpstreamManagerOptions) {
+    super();
     this.host = options.host;
     this.logger = options.logger;
     for (const [name, entry] of Object.entries(options.config.upstreams)) {
@@ -41,23 +49,52 @@ export class UpstreamManager {
         settings: options.config.upstream,
         logger: options.logger,
         onTools: (tools) => this.sync(connection, tools),
+        ...(options.timers === undefined ? {} : { timers: options.timers }),
       });
+      connection.on('status', (status) => this.emit('status', status));
       this.connections.set(name, connection);
     }
   }
 
-  /** Connects to every upstream at once; resolves when each has made its first attempt. Failures are logged and retried. */
-  async start(): Promise<UpstreamReport[]> {
-    await Promise.all([...this.connections.values()].map((connection) => connection.start()));
-    const reports = this.reports();
-    for (const report of reports) {
-      if (report.state !== 'connected')
-        this.logger.error(
-          { upstream: report.name, error: report.lastError, nextAttemptAt: report.nextAttemptAt },
-          'upstream unavailable at start; retrying with back-off',
-        );
-    }
-    return reports;
+  /**
+   * Starts connecting to every upstream at once and returns without waiting:
+   * serving never waits for an upstream's handshake. Failures are logged and
+   * retried with back-off.
+   */
+  start(): void {
+    if (this.firstAttempts !== undefined) return;
+    this.firstAttempts = [...this.connections.values()].map((connection) =>
+      connection.start().then((connected) => {
+        if (!connected) {
+          const status = connection.status();
+          this.logger.error(
+            { upstream: status.name, error: status.lastError, nextAttemptAt: status.nextAttemptAt },
+            'upstream unavailable at start; retrying with back-off',
+          );
+        }
+        return connected;
+      }),
+    );
+  }
+
+  /** Resolves when every upstream has made its first attempt (connected, or failed and scheduled a retry): for one-shot callers such as `spillway call`. */
+  async settled(): Promise<UpstreamReport[]> {
+    this.start();
+    await Promise.all(this.firstAttempts ?? []);
+    return this.reports();
+  }
+
+  /**
+   * For a call to NAME__tool that is not registered: when upstream NAME is
+   * not connected (still connecting, or down before it ever listed its
+   * tools), the call gets its UPSTREAM_UNAVAILABLE rather than TOOL_NOT_FOUND.
+   */
+  explainMissing(offered: string): SpillwayError | undefined {
+    const separator = offered.indexOf(namespaceSeparator);
+    if (separator <= 0) return undefined;
+    const connection = this.connections.get(offered.slice(0, separator));
+    if (connection === undefined || connection.status().state === 'connected') return undefined;
+    return connection.unavailable(offered.slice(separator + namespaceSeparator.length));
   }
 
   get(name: string): UpstreamConnection | undefined {
@@ -77,7 +114,9 @@ export class UpstreamManager {
           state: report.state,
           tools: report.offered.length,
           failures: report.failures,
+          restarts: report.restarts,
           ...(report.nextAttemptAt === undefined ? {} : { nextAttemptAt: report.nextAttemptAt }),
+          ...(report.handshakeDeadline === undefined ? {} : { handshakeDeadline: report.handshakeDeadline }),
         },
       ]),
     );
@@ -89,6 +128,10 @@ export class UpstreamManager {
 
   /** Makes the host's registry match the upstream's tool list: add new, replace changed, remove gone. */
   private sync(connection: UpstreamConnection, tools: Tool[]): void {
+    this.host.changeTools(() => this.apply(connection, tools));
+  }
+
+  private apply(connection: UpstreamConnection, tools: Tool[]): void {
     const previous = this.registered.get(connection.name) ?? new Map<string, string>();
     const next = new Map<string, string>();
     for (const tool of tools) {

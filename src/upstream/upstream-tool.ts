@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema, ToolDefinition } from '../host/tool.js';
 import { normalizeUpstreamResult } from './normalize-result.js';
+import { admitUpstreamCall } from './upstream-admission.js';
 import type { UpstreamConnection } from './upstream-connection.js';
 
 /** Separates the upstream's name from its tool's name: `github__create_issue`. */
@@ -26,7 +27,7 @@ export function upstreamToolDefinition(connection: UpstreamConnection, tool: Too
       // The timeout comes from the call's configuration, so a reload of upstream.timeoutMs applies to the next call.
       const { upstreams, upstream } = context.config;
       const timeoutMs = (Object.hasOwn(upstreams, connection.name) ? upstreams[connection.name]?.timeoutMs : undefined) ?? upstream.timeoutMs;
-      const result = await connection.callTool(tool.name, args, { signal: context.signal, timeoutMs });
+      const result = await admitUpstreamCall(context, connection.name, () => connection.callTool(tool.name, args, { signal: context.signal, timeoutMs }));
       return { mcp: normalizeUpstreamResult(result) };
     },
   };

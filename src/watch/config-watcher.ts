@@ -7,7 +7,7 @@ import { toSpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 
 /** Keys a running server cannot change: they are kept as they were, and the log says a restart is needed. */
-export const restartOnlyKeys = ['sandbox', 'data', 'server', 'workers', 'upstreams'] as const satisfies readonly (keyof Config)[];
+export const restartOnlyKeys = ['sandbox', 'data', 'server', 'workers', 'upstreams', 'watch'] as const satisfies readonly (keyof Config)[];
 
 export interface ConfigWatcherEvents {
   /** A valid change was applied; `changed` lists the top-level keys that differ. */

@@ -177,5 +177,5 @@ test('past analysis.maxConcurrent and analysis.maxWaiting a query is refused wit
   const codes = results.map((result) => result.error?.code).sort();
   assert.deepEqual(codes, ['SQL_BUSY', 'SQL_TIMEOUT']);
   const busy = results.find((result) => result.error?.code === 'SQL_BUSY');
-  assert.deepEqual(busy?.error?.details, { running: 1, waiting: 0 });
+  assert.deepEqual(busy?.error?.details, { queue: 'query_files', running: 1, waiting: 0, limit: 1, reason: 'full' });
 });

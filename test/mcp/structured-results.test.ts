@@ -17,7 +17,7 @@ const rowSchema = Type.Array(Type.Object({ id: Type.Integer(), name: Type.String
 async function connect(t: TestContext, conversationId = 'structured-1') {
   const env = await tempHost();
   t.after(() => env.cleanup());
-  await startUpstreams(env.host);
+  await startUpstreams(env.host).settled();
   env.host.registerTool({
     name: 'rows',
     description: 'rows',

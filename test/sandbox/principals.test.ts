@@ -57,7 +57,7 @@ test('a principal that is not a folder name is refused with PRINCIPAL_INVALID an
 
 test('property: a principal that passes is one plain folder name, and every name the rule refuses is refused with a reason', () => {
   fc.assert(
-    fc.property(fc.oneof(fc.string({ maxLength: 140 }), fc.stringMatching(/^[A-Za-z0-9._\-/]{0,140}$/), fc.constantFrom('.', '..', 'local', 'a..b', 'A-1_b.c')), (name) => {
+    fc.property(fc.oneof(fc.string({ maxLength: 140 }), fc.stringMatching(/^[A-Za-z0-9._@\-/]{0,140}$/), fc.constantFrom('.', '..', 'local', 'a..b', 'A-1_b.c', 'carol@example.com', '@carol')), (name) => {
       let passed = true;
       try {
         assertPrincipal(name);
@@ -66,7 +66,7 @@ test('property: a principal that passes is one plain folder name, and every name
         assert.ok(SpillwayError.is(error) && error.code === 'PRINCIPAL_INVALID');
         assert.equal(typeof (error.details as { reason?: unknown }).reason, 'string');
       }
-      const plain = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(name) && !name.includes('..');
+      const plain = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(name) && !name.includes('..');
       assert.equal(passed, plain, JSON.stringify(name));
       if (passed) {
         assert.equal(path.basename(name), name);

@@ -10,7 +10,7 @@ test('an upstream tool takes its timeout from the configuration of the call: a r
   const env = await tempHost({ policy: { rules: { 'rec__*': 'allow' } }, upstream: { timeoutMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 200 } });
   t.after(() => env.cleanup());
   env.host.updateConfig({ ...env.config, upstreams: { rec: recordingEntry(path.join(env.dir, 'received')) } as unknown as Config['upstreams'] });
-  await startUpstreams(env.host);
+  await startUpstreams(env.host).settled();
   // A reload (config watcher) changes upstream.timeoutMs; the connection was made under the old value.
   env.host.updateConfig({ ...env.host.config, upstream: { ...env.host.config.upstream, timeoutMs: 300 } });
   const result = await env.host.execute({ name: 'rec__slow', arguments: { ms: 60_000 } }, { conversationId: 'c1' });

@@ -88,6 +88,12 @@ async function open(conversation: string, elicitation: boolean): Promise<Session
   });
   await client.connect(transport);
   sessions.push(session);
+  // Serving starts before the upstreams have connected; their tools appear (with tools/list_changed) when they have.
+  const expected = hasFilesystemServer ? ['rec__record', 'files__read_text_file'] : ['rec__record'];
+  await waitFor(async () => {
+    const names = new Set((await client.listTools()).tools.map((tool) => tool.name));
+    return expected.every((name) => names.has(name));
+  }, 'the upstream tools');
   return session;
 }
 

@@ -41,7 +41,9 @@ test('stdio framing: a message over maxMessageBytes is reported, not buffered wi
   feed(transport, Buffer.alloc(600, 0x61));
   feed(transport, Buffer.alloc(600, 0x61));
   assert.equal(errors.length, 1);
-  assert.match(errors[0] ?? '', /exceeds upstream\.maxMessageBytes \(1024\)/);
+  assert.match(errors[0] ?? '', /at least 1200 bytes, over the cap of 1024 bytes \(upstream\.maxMessageBytes\)/);
+  feed(transport, Buffer.from('aaaa"}\n{"jsonrpc":"2.0","method":"x"}\n'));
+  assert.equal(errors.length, 1, 'the rest of the over-size line is not reported as a JSON error of its own');
 });
 
 test('reconnect back-off doubles from the minimum, stays within [min, max], whatever the jitter', () => {

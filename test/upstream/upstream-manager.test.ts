@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { startHttpFront } from '../../src/mcp/http-server.js';
 import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { UpstreamManager } from '../../src/upstream/upstream-manager.js';
+import { ManualTimers } from '../helpers/manual-timers.js';
 import { tempHost, type TempHost } from '../helpers/temp-host.js';
 import { httpUpstream, recordingEntry, waitFor } from './upstream-fixtures.js';
 
@@ -14,6 +15,7 @@ async function hostWithUpstreams(
   t: { after(fn: () => Promise<void>): void },
   upstreams: (recordDir: string) => Record<string, unknown>,
   extra: Record<string, unknown> = {},
+  timers?: ManualTimers,
 ) {
   const recordDirHolder = { dir: '' };
   const env = await tempHost({
@@ -24,8 +26,9 @@ async function hostWithUpstreams(
   });
   recordDirHolder.dir = path.join(env.dir, 'received');
   env.host.updateConfig({ ...env.config, upstreams: upstreams(recordDirHolder.dir) as TempHost['config']['upstreams'] });
-  const manager = await startUpstreams(env.host);
+  const manager = startUpstreams(env.host, timers === undefined ? {} : { timers });
   t.after(() => env.cleanup());
+  await manager.settled();
   return {
     env,
     manager,
@@ -51,7 +54,7 @@ test('upstream tools are offered as NAME__tool with their input schemas and orig
   const upstreams = (listed.value as { upstreams: { name: string; state: string; offered: string[] }[] }).upstreams;
   assert.equal(upstreams[0]?.state, 'connected');
   assert.ok(upstreams[0]?.offered.includes('rec__record'));
-  assert.deepEqual(env.host.health().upstreams, { rec: { state: 'connected', tools: 6, failures: 0 } });
+  assert.deepEqual(env.host.health().upstreams, { rec: { state: 'connected', tools: 6, failures: 0, restarts: 0 } });
 });
 
 test('an upstream isError result is spilled like a local error, head and tail kept', async (t) => {
@@ -112,7 +115,14 @@ test('an upstream that dies is reported and reconnected with back-off while the 
 });
 
 test('an upstream that fails to start is reported; the others are served', async (t) => {
-  const { manager, call } = await hostWithUpstreams(t, (dir) => ({ rec: recordingEntry(dir), broken: { command: path.join(dir, 'no-such-program') } }));
+  // Manual timers: the retry waits for the test, so the report read below is the one after the first attempt.
+  const timers = new ManualTimers();
+  const { manager, call } = await hostWithUpstreams(
+    t,
+    (dir) => ({ rec: recordingEntry(dir), broken: { command: path.join(dir, 'no-such-program') } }),
+    {},
+    timers,
+  );
   const reports = manager.reports();
   const broken = reports.find((report) => report.name === 'broken');
   assert.ok(broken !== undefined && broken.state === 'reconnecting', JSON.stringify(broken));
@@ -123,6 +133,7 @@ test('an upstream that fails to start is reported; the others are served', async
   assert.match(listed.text, /"name":"broken"[\s\S]*"state":"reconnecting"/);
   const ok = await call('rec__record', { title: 't', body: 'b' });
   assert.equal(ok.isError, false);
+  await timers.fire('reconnect');
   await waitFor(() => (manager.reports().find((report) => report.name === 'broken')?.failures ?? 0) >= 2, 'a retry of the broken upstream');
 });
 
@@ -187,7 +198,7 @@ test('closing while an upstream hangs in its handshake stops it without waiting 
   });
   t.after(() => env.cleanup());
   const manager = new UpstreamManager({ host: env.host, config: env.config, logger: env.host.logger });
-  const started = manager.start();
+  const started = manager.settled();
   await waitFor(() => manager.get('mute')?.status().state === 'connecting', 'the attempt');
   const outcome = await Promise.race([
     manager.close().then(() => 'closed'),
@@ -203,7 +214,8 @@ test('an upstream tool whose name is already taken is not offered, and the local
   t.after(() => env.cleanup());
   env.host.registerTool({ name: 'rec__record', description: 'local', inputSchema: { type: 'object' }, handler: () => ({ value: 'local ran' }) });
   env.host.updateConfig({ ...env.config, upstreams: { rec: recordingEntry(path.join(env.dir, 'received')) as TempHost['config']['upstreams'][string] } });
-  const manager = await startUpstreams(env.host);
+  const manager = startUpstreams(env.host);
+  await manager.settled();
   assert.equal(env.host.getTool('rec__record')?.description, 'local');
   assert.ok(!manager.reports()[0]?.offered.includes('rec__record'));
   assert.ok(manager.reports()[0]?.offered.includes('rec__fail'));

@@ -43,6 +43,6 @@ test('spillway upstreams reports an upstream that fails to start with the reason
   const report = JSON.parse(stdout) as { upstreams: { name: string; state: string; lastError?: string; offered: string[] }[] };
   const broken = report.upstreams.find((upstream) => upstream.name === 'broken');
   assert.equal(broken?.state, 'failed');
-  assert.match(broken?.lastError ?? '', /could not connect[\s\S]*cannot open database: permission denied/);
+  assert.match(broken?.lastError ?? '', /could not connect: the server process \(pid \d+\) exited with code 4[\s\S]*cannot open database: permission denied/);
   assert.ok(report.upstreams.find((upstream) => upstream.name === 'rec')?.offered.includes('rec__record'));
 });

@@ -89,7 +89,8 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
   const config = loadConfig({ file: values.config });
   const host = await createHost({ config, logger: createLogger(config.log.level === 'info' ? 'warn' : config.log.level) });
   try {
-    await startUpstreams(host);
+    // One call from a shell: wait for the upstreams' first attempts, so their tools are there.
+    await startUpstreams(host).settled();
     const result = await host.execute({ name: toolName, arguments: args }, { conversationId: values.conversation, caller: 'cli' });
     if (values.json) io.out(JSON.stringify(jsonView(result), null, 2));
     else if (!result.isError) io.out(result.text);

@@ -1,14 +1,18 @@
 import { parseArgs } from 'node:util';
-import { startHttpFront } from '../../mcp/http-server.js';
+import { startHttpFront, type HttpFront } from '../../mcp/http-server.js';
 import { newStdioConversationId, serveStdio } from '../../mcp/stdio-server.js';
+import { loadConfig } from '../../config/load-config.js';
 import { startRuntime } from '../../runtime/start-runtime.js';
 import { prepareSqlSourceAtStartup } from '../../sql/describe-at-startup.js';
 import type { CliIo } from '../output.js';
+import { checkWritableFolder, startupError } from '../startup-checks.js';
 
 export const serveUsage = `spillway serve [--stdio] [--config FILE] [--host HOST] [--port PORT] [--conversation ID]
 
 Serves the host's tools over MCP: Streamable HTTP on 127.0.0.1 by default, or
-stdio with --stdio (one process = one conversation; --conversation resumes one).`;
+stdio with --stdio (one process = one conversation; --conversation resumes one).
+A --host other than loopback needs server.auth (bearer tokens or OAuth): see
+docs/auth.md. A start-up failure ends with one line on stderr and exit code 1.`;
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -22,7 +26,11 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     },
     strict: true,
   });
-  const runtime = await startRuntime({ configFile: values.config });
+  const runtime = await checkWritableFolder(loadConfig({ file: values.config }).sandbox.root, 'sandbox.root')
+    .then(() => startRuntime({ configFile: values.config }))
+    .catch((error: unknown) => {
+      throw startupError(error);
+    });
   const { host, config } = runtime;
   let sqlSource: string;
   try {
@@ -57,12 +65,21 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     await runtime.stop();
     return 2;
   }
-  const front = await startHttpFront(host, {
-    host: values.host ?? config.server.host,
-    port,
-    path: config.server.path,
-    sessionIdleMs: config.server.sessionIdleMs,
-  });
+  let front: HttpFront;
+  try {
+    front = await startHttpFront(host, {
+      host: values.host ?? config.server.host,
+      port,
+      path: config.server.path,
+      sessionIdleMs: config.server.sessionIdleMs,
+      auth: config.server.auth,
+      maxSessions: config.server.maxSessions,
+      maxSessionsPerPrincipal: config.server.maxSessionsPerPrincipal,
+    });
+  } catch (error) {
+    await runtime.stop();
+    throw error;
+  }
   host.onClose(() => front.close());
   io.out(
     [
@@ -70,7 +87,8 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       `  sandbox: ${host.sandbox.root}`,
       `  query_sql: ${sqlSource}`,
       `  health: ${front.url.replace(config.server.path, '/healthz')}`,
-      `  connect: claude mcp add --transport http spillway ${front.url}`,
+      `  connect: claude mcp add --transport http spillway ${front.url}${config.server.auth.mode === 'none' ? '' : ' --header "Authorization: Bearer $TOKEN"'}`,
+      `  auth: ${config.server.auth.mode}${config.server.auth.mode === 'none' ? ' (loopback only)' : ' (docs/auth.md)'}`,
       `  inspect: npx @modelcontextprotocol/inspector  (Transport: Streamable HTTP, URL: ${front.url})`,
       '  more clients (Claude Desktop, stdio, SDK): docs/connect.md; try `spillway demo` for a walkthrough. Ctrl-C stops.',
     ].join('\n'),

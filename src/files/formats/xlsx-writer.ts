@@ -9,7 +9,7 @@ import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit } from './shee
 import { SheetNames } from './sheet-names.js';
 import { openTableSource } from '../sources/table-source.js';
 import { emptyTableError, xmlSafeText } from './table-notes.js';
-import { openOutput, waitForDrain, type OutputFile } from '../pool/worker-output.js';
+import { openOutput, unlessStreamFails, waitForDrain, type OutputFile } from '../pool/worker-output.js';
 import type { SheetPart, SheetReport, TableResult, TableTask, ProgressMessage } from '../pool/worker-task.js';
 
 /**
@@ -136,7 +136,7 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
             added.commit();
             inSheet += 1;
             written += 1;
-            if (written % drainEveryRows === 0) await letZipCatchUp(sheet as ExcelJS.Worksheet, stream);
+            if (written % drainEveryRows === 0) await unlessStreamFails(stream, letZipCatchUp(sheet as ExcelJS.Worksheet, stream));
           }
         };
 
@@ -164,7 +164,8 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
         await source.close();
       }
     }
-    await (workbook as ExcelJS.stream.xlsx.WorkbookWriter).commit();
+    // A full disk fails the file stream; exceljs would then wait for its finish forever.
+    await unlessStreamFails((output as OutputFile).pending.stream, (workbook as ExcelJS.stream.xlsx.WorkbookWriter).commit());
     const file = await (output as OutputFile).commit();
     const first = reports[0] as SheetReport;
     const sheets = reports.reduce((sum, report) => sum + report.sheets.length, 0);

@@ -3,6 +3,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SpillwayError } from '../../errors.js';
 import type { Logger } from '../../log/logger.js';
+import { AdmissionGate } from '../../util/admission-gate.js';
 import { formatCount } from '../../util/format.js';
 import { workerModules } from './worker-modules.js';
 import type { ProgressMessage, WorkerKind, WorkerReply } from './worker-task.js';
@@ -10,8 +11,15 @@ import type { ProgressMessage, WorkerKind, WorkerReply } from './worker-task.js'
 export interface FilePoolOptions {
   /** Threads; 0 means one per core. */
   poolSize: number;
-  /** Tasks waiting for a thread before new ones are refused. */
+  /** Tasks waiting for a thread before new ones are refused (BUSY). */
   maxQueue: number;
+  /** Longest wait for a thread; a task still waiting is refused (BUSY). Default 30 s. */
+  queueWaitMs?: number;
+  /**
+   * The admission gate tasks pass before they reach piscina (a host shares its
+   * own, shown in /healthz); absent, the pool keeps one sized by poolSize and maxQueue.
+   */
+  gate?: AdmissionGate;
   /** A task running longer is stopped (its thread is ended). */
   taskTimeoutMs: number;
   logger?: Logger;
@@ -29,6 +37,10 @@ export type FileJobObservation =
 
 export interface RunOptions {
   signal?: AbortSignal;
+  /** Called when the task has to wait for a thread, with how many are ahead of it. */
+  onWaiting?: (ahead: number) => void;
+  /** Called when the task is admitted to a thread. */
+  onStarted?: () => void;
   onProgress?: (progress: ProgressMessage) => void;
 }
 
@@ -41,8 +53,23 @@ export interface RunOptions {
 export class FilePool {
   private pool: Piscina | undefined;
   private closed = false;
+  /**
+   * Admissions are counted here, not left to piscina: it keeps tasks that carry
+   * an abort signal (all of ours: every task has a deadline) in a side queue its
+   * maxQueue never counts, so its limit alone refuses nothing.
+   */
+  readonly gate: AdmissionGate;
 
-  constructor(private readonly options: FilePoolOptions) {}
+  constructor(private readonly options: FilePoolOptions) {
+    this.gate =
+      options.gate ??
+      new AdmissionGate({
+        name: 'exports',
+        noun: 'export',
+        keys: 'workers.poolSize, workers.maxQueue',
+        limits: () => ({ running: this.threads, waiting: options.maxQueue, waitMs: options.queueWaitMs ?? 30_000 }),
+      });
+  }
 
   get threads(): number {
     return this.options.poolSize > 0 ? this.options.poolSize : availableParallelism();
@@ -50,6 +77,21 @@ export class FilePool {
 
   /** Runs one task on the worker module for `kind`; resolves with its result or rejects with a SpillwayError. */
   async run<R>(kind: WorkerKind, task: object, options: RunOptions = {}): Promise<R> {
+    if (this.closed) throw new SpillwayError('WORKER_FAILED', 'The file-building workers are shut down (the host is closing).');
+    const release = await this.gate.admit({
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
+    });
+    try {
+      // Admitted means a thread is free for it (the gate lets in no more than the threads).
+      options.onStarted?.();
+      return await this.runAdmitted<R>(kind, task, options);
+    } finally {
+      release();
+    }
+  }
+
+  private async runAdmitted<R>(kind: WorkerKind, task: object, options: RunOptions): Promise<R> {
     if (this.closed) throw new SpillwayError('WORKER_FAILED', 'The file-building workers are shut down (the host is closing).');
     const pool = (this.pool ??= new Piscina({
       maxThreads: this.threads,
@@ -118,6 +160,7 @@ export class FilePool {
       maxThreads: this.threads,
       threads: this.pool?.threads.length ?? 0,
       queued: this.pool?.queueSize ?? 0,
+      admission: this.gate.stats(),
       completed: this.pool?.completed ?? 0,
     };
   }

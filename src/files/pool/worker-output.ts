@@ -63,3 +63,30 @@ export function waitForDrain(stream: NodeJS.WritableStream): Promise<void> {
     stream.once('close', onClose);
   });
 }
+
+/**
+ * Settles with `work`, or rejects as soon as the output stream fails (a full
+ * disk): a library writing into the stream (exceljs) may otherwise wait
+ * forever for a drain or a finish that a failed stream never sends.
+ */
+export function unlessStreamFails<T>(stream: NodeJS.WritableStream, work: Promise<T>): Promise<T> {
+  const errored = (stream as { errored?: Error | null }).errored;
+  if (errored) {
+    work.catch(() => undefined);
+    return Promise.reject(errored);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    stream.once('error', onError);
+    work.then(
+      (value) => {
+        stream.off('error', onError);
+        resolve(value);
+      },
+      (error: unknown) => {
+        stream.off('error', onError);
+        reject(error as Error);
+      },
+    );
+  });
+}

@@ -1,4 +1,4 @@
-import { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
+import { FilesSqlEngine, filesSqlGateOptions } from '../../analysis/files-sql-engine.js';
 import { ChartPool } from '../../charts/chart-pool.js';
 import type { Host } from '../../host/host.js';
 import type { ToolDefinition } from '../../host/tool.js';
@@ -15,8 +15,19 @@ export interface AnalysisServices {
 
 export function analysisServices(host: Host): AnalysisServices {
   const { maxConcurrent, maxWaiting } = host.config.analysis;
-  const engine = new FilesSqlEngine({ maxConcurrent, maxWaiting });
-  const charts = new ChartPool({ threads: 1, maxQueue: 16 });
+  const gate = host.queues.gate(filesSqlGateOptions(() => ({ ...host.config.analysis, queueWaitMs: host.config.server.queueWaitMs })));
+  const engine = new FilesSqlEngine({ maxConcurrent, maxWaiting, gate });
+  const chartThreads = 1;
+  const chartsWaiting = 16;
+  const charts = new ChartPool({
+    threads: chartThreads,
+    maxQueue: chartsWaiting,
+    gate: host.queues.gate({
+      name: 'charts',
+      noun: 'chart',
+      limits: () => ({ running: chartThreads, waiting: chartsWaiting, waitMs: host.config.server.queueWaitMs }),
+    }),
+  });
   host.onClose(() => engine.close());
   host.onClose(() => charts.close());
   return { engine, charts };

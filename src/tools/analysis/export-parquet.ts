@@ -5,7 +5,7 @@ import type { Config } from '../../config/schema.js';
 import { SpillwayError } from '../../errors.js';
 import type { ToolContext, ToolDefinition, ToolOutput } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
-import { createPendingFile } from '../../sandbox/index.js';
+import { asDiskError, createPendingFile, toDiskErrorFromText } from '../../sandbox/index.js';
 import { formatBytes, plural } from '../../util/format.js';
 
 const parquetSentence =
@@ -58,7 +58,9 @@ async function exportParquet(engine: FilesSqlEngine, args: Record<string, unknow
   await source.handle.close();
   const filename = plainName(args.filename, source.relative);
   const target = await context.sandbox.resolveForWrite(`outputs/${filename}`, { folders: ['outputs'] });
-  const pending = await createPendingFile(target.absolute);
+  const pending = await createPendingFile(target.absolute).catch((error: unknown) => {
+    throw asDiskError(error, { path: target.relative });
+  });
   let rows: number;
   let finalPath: string;
   try {
@@ -80,7 +82,8 @@ async function exportParquet(engine: FilesSqlEngine, args: Record<string, unknow
     finalPath = await pending.commit({ pickFreeName: true });
   } catch (error) {
     await pending.abort();
-    throw error;
+    // DuckDB writes in its own process and reports a full disk as text ("IO Error: ... No space left on device").
+    throw toDiskErrorFromText(error, { path: target.relative }) ?? asDiskError(error, { path: target.relative });
   }
   const { size } = await import('node:fs/promises').then((fs) => fs.stat(finalPath));
   const attachment = describeAttachment(context.sandbox, finalPath, size, rows);

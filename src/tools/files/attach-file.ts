@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from '../../host/define-tool.js';
 import type { ToolContext } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
-import { createPendingFile, metadataSuffix } from '../../sandbox/index.js';
+import { asDiskError, createPendingFile, metadataSuffix } from '../../sandbox/index.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
 import { renameNote, sizeText } from './describe-output.js';
@@ -44,13 +44,15 @@ export const attachFileTool = defineTool({
             )
           : outputFilename({ requested: args.filename, sourcePath: file.relative, extension });
       const target = await sandbox.resolveForWrite(`outputs/${filename}`, { folders: ['outputs'] });
-      const pending = await createPendingFile(target.absolute);
+      const pending = await createPendingFile(target.absolute).catch((error: unknown) => {
+        throw asDiskError(error, { path: target.relative });
+      });
       try {
         await pipeline(file.handle.createReadStream({ start: 0, autoClose: false }), pending.stream, { end: false });
         finalPath = await pending.commit({ pickFreeName: true });
       } catch (error) {
         await pending.abort();
-        throw error;
+        throw asDiskError(error, { path: target.relative });
       }
       if (finalPath !== target.absolute) requestedName = filename;
     } finally {

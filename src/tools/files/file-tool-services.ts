@@ -1,10 +1,13 @@
 import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { SpillwayError } from '../../errors.js';
 import type { Host } from '../../host/host.js';
 import type { ToolContext } from '../../host/tool.js';
-import { FilePool, type FileJobObservation } from '../../files/pool/file-pool.js';
+import { availableParallelism } from 'node:os';
+import { FilePool, type FileJobObservation, type RunOptions } from '../../files/pool/file-pool.js';
 import type { DocumentBlock, FigureBlock } from '../../files/formats/document-spec.js';
-import type { OutputTarget, WorkerKind } from '../../files/pool/worker-task.js';
+import type { OutputTarget, ProgressMessage, WorkerKind } from '../../files/pool/worker-task.js';
+import { formatBytes, formatCount } from '../../util/format.js';
 
 /** What the file tools share: the real sandbox root and the worker pool (created on first use). */
 export interface FileToolServices {
@@ -35,6 +38,17 @@ export interface FileToolOptions {
  */
 export function fileToolServices(host: Host, options: FileToolOptions = {}): FileToolServices {
   let pool: FilePool | undefined;
+  // The gate reads the running configuration, so a reload of the caps applies to the next export.
+  const gate = host.queues.gate({
+    name: 'exports',
+    noun: 'export',
+    keys: 'workers.poolSize, workers.maxQueue',
+    limits: () => ({
+      running: pool?.threads ?? threadsFor(host.config.workers.poolSize),
+      waiting: host.config.workers.maxQueue,
+      waitMs: host.config.server.queueWaitMs,
+    }),
+  });
   host.onClose(async () => {
     await pool?.close();
   });
@@ -54,6 +68,7 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
           taskTimeoutMs,
           logger: host.logger,
           observer,
+          gate,
           ...(options.workerModules === undefined ? {} : { modules: options.workerModules }),
         });
       }
@@ -64,11 +79,11 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
       const key = `${context.sandbox.key}/${filename}`;
       writing.set(key, (writing.get(key) ?? 0) + 1);
       try {
-        return await services.pool().run<R>(kind, task, { signal: context.signal });
+        return await services.pool().run<R>(kind, task, { signal: context.signal, ...progressReports(kind, context) });
       } catch (error) {
         // A worker that failed by itself has already removed its file; one that was ended
         // (crash, timeout, cancellation) could not. Removing is safe either way.
-        if (filename !== undefined && writing.get(key) === 1) await removeTemporaryFiles(context.sandbox.folderPath('outputs'), filename);
+        if (filename !== undefined && writing.get(key) === 1 && !isRefusal(error)) await removeTemporaryFiles(context.sandbox.folderPath('outputs'), filename);
         throw error;
       } finally {
         const left = (writing.get(key) ?? 1) - 1;
@@ -78,6 +93,33 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
     },
   };
   return services;
+}
+
+/** Refused by the admission gate: no worker ever started, so there is no file to remove. */
+function isRefusal(error: unknown): boolean {
+  return SpillwayError.is(error) && error.code === 'BUSY';
+}
+
+function threadsFor(poolSize: number): number {
+  return poolSize > 0 ? poolSize : availableParallelism();
+}
+
+/**
+ * The pool's events as MCP progress (notifications/progress when the client sent
+ * a progressToken): a client that resets its timeout on progress keeps waiting
+ * while the export waits for a thread and while it writes rows.
+ */
+function progressReports(kind: WorkerKind, context: ToolContext): Pick<RunOptions, 'onWaiting' | 'onStarted' | 'onProgress'> {
+  let step = 0;
+  const report = (message: string) => context.progress({ progress: ++step, message });
+  return {
+    onWaiting: (ahead) => report(`Waiting for a free ${kind} worker (${ahead} ahead).`),
+    onStarted: () => report(`Building the ${kind} file.`),
+    onProgress: (progress: ProgressMessage) =>
+      report(
+        `${progress.phase[0]?.toUpperCase()}${progress.phase.slice(1)}: ${formatCount(progress.rows)} rows, ${formatBytes(progress.bytesRead)} of ${formatBytes(progress.bytes)} read.`,
+      ),
+  };
 }
 
 /** Removes this process's temporary files for `filename` (".name.PID.RANDOM.tmp", see createPendingFile). */

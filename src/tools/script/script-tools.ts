@@ -1,7 +1,7 @@
 import type { Host } from '../../host/host.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { runScriptTool } from './run-script-tool.js';
-import { ScriptRunner } from '../../script/script-runner.js';
+import { ScriptRunner, scriptGateOptions } from '../../script/script-runner.js';
 import { writeFileTool } from './write-file.js';
 
 /**
@@ -10,11 +10,12 @@ import { writeFileTool } from './write-file.js';
  * terminated when the host closes.
  */
 export function scriptTools(host: Host): ToolDefinition[] {
-  const runner = new ScriptRunner({
-    logger: host.logger,
+  const caps = {
     concurrency: () => host.config.workers.poolSize,
     maxQueue: () => host.config.workers.maxQueue,
-  });
+    queueWaitMs: () => host.config.server.queueWaitMs,
+  };
+  const runner = new ScriptRunner({ logger: host.logger, ...caps, gate: host.queues.gate(scriptGateOptions(caps)) });
   host.onClose(() => runner.close());
   host.setHealthSource('scripts', () => runner.stats());
   return [runScriptTool(runner), writeFileTool];

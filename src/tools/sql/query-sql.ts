@@ -4,6 +4,7 @@ import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import type { LazySqlSource } from '../../sql/open-sql-source.js';
 import type { SqlResult } from '../../sql/sql-source.js';
+import type { AdmissionGate, AdmissionGateOptions } from '../../util/admission-gate.js';
 import { formatBytes, formatCount, plural } from '../../util/format.js';
 import { querySqlOutput } from './query-sql-output.js';
 
@@ -23,6 +24,20 @@ function describeSource(config: Config): string {
   }
 }
 
+/** The query_sql queue: sql.maxConcurrent running, sql.maxWaiting waiting, refusals with BUSY. */
+export function sqlGateOptions(config: () => Config): AdmissionGateOptions {
+  return {
+    name: 'sql',
+    noun: 'query',
+    plural: 'queries',
+    keys: 'sql.maxConcurrent, sql.maxWaiting',
+    limits: () => {
+      const { sql, server } = config();
+      return { running: sql.maxConcurrent, waiting: sql.maxWaiting, waitMs: server.queueWaitMs };
+    },
+  };
+}
+
 /**
  * query_sql: one read-only statement against the configured source. The
  * result is a table (an object whose `rows` member holds the rows), so it
@@ -32,7 +47,7 @@ function describeSource(config: Config): string {
  * @example
  * // {"sql": "SELECT country, count(*) AS n FROM transactions WHERE label = 'fraud' GROUP BY country", "label": "fraud by country"}
  */
-export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition {
+export function querySqlTool(options: { source: LazySqlSource; gate?: AdmissionGate }): ToolDefinition {
   return defineTool({
     name: 'query_sql',
     outputSchema: querySqlOutput,
@@ -67,7 +82,8 @@ export function querySqlTool(options: { source: LazySqlSource }): ToolDefinition
       const { maxRows, timeoutMs, maxBytes } = context.config.sql;
       const source = await options.source.get(context.config);
       const started = performance.now();
-      const result = await source.query({ sql, maxRows, maxBytes, timeoutMs, signal: context.signal });
+      const run = () => source.query({ sql, maxRows, maxBytes, timeoutMs, signal: context.signal });
+      const result = options.gate === undefined ? await run() : await options.gate.run(run, { signal: context.signal });
       context.logger.info(
         { source: source.kind, total: result.total, returned: result.rows.length, ms: Math.round(performance.now() - started) },
         'query_sql ran',

@@ -10,8 +10,8 @@ export function listUpstreamsTool(manager: UpstreamManager): ToolDefinition {
     name: 'list_upstreams',
     outputSchema: listUpstreamsOutput,
     description: [
-      'List the upstream MCP servers this host connects to: state (connected, connecting, reconnecting, failed), the tools each offers here (named NAME__tool),',
-      "the last error (with the server's recent stderr) and when the next reconnect attempt is due.",
+      'List the upstream MCP servers this host connects to: state (connected; connecting: its tools appear when it is ready; reconnecting; failed), the tools each offers here (named NAME__tool),',
+      "the last error (with the server's recent stderr), when the next reconnect attempt is due, and how often it was restarted for not answering.",
       'Use it when an upstream tool is missing or fails with UPSTREAM_UNAVAILABLE, and tell the user what it says.',
     ].join(' '),
     inputSchema: Type.Object({}, { additionalProperties: false }),

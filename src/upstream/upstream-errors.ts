@@ -1,0 +1,65 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SpillwayError } from '../errors.js';
+import type { UpstreamGeneration } from './upstream-generation.js';
+
+/** A failed upstream call as the model reads it: a timeout (with what to raise), a cancel, or the server's own refusal. */
+export function callFailure(upstream: string, generation: UpstreamGeneration, error: unknown, tool: string, timeoutMs: number): SpillwayError {
+  const details = { upstream, tool };
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    return new SpillwayError(
+      'TOOL_TIMEOUT',
+      generation.withStderr(
+        `The upstream MCP server "${upstream}" did not answer ${tool} within ${timeoutMs} ms; spillway cancelled the request. ` +
+          `The server may still have acted on it: check before calling again. To allow longer, raise upstreams.${upstream}.timeoutMs (or upstream.timeoutMs).`,
+      ),
+      { ...details, timeoutMs },
+    );
+  }
+  if (error instanceof Error && error.name === 'AbortError') {
+    return new SpillwayError('TOOL_FAILED', `The call to ${tool} on "${upstream}" was cancelled by the client.`, details);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error instanceof McpError ? error.code : undefined;
+  return new SpillwayError('UPSTREAM_ERROR', `The upstream MCP server "${upstream}" rejected ${tool}: ${message}`, {
+    ...details,
+    ...(code === undefined ? {} : { mcpCode: code }),
+  });
+}
+
+/** A call cut off by the end of the connection, named by its real cause: an over-size answer, an exit, a signal, a restart. */
+export function closedDuringCall(upstream: string, generation: UpstreamGeneration, tool: string): SpillwayError {
+  const tooLarge = generation.created.messageTooLarge();
+  if (tooLarge !== undefined) {
+    return new SpillwayError(
+      'RESULT_TOO_LARGE',
+      generation.withStderr(
+        `The upstream MCP server "${upstream}" answered ${tool} with a message of at least ${tooLarge.bytes} bytes, over the cap of ${tooLarge.limit} bytes (upstream.maxMessageBytes); ` +
+          'spillway dropped it and restarts the server. Ask for less (a narrower query, a page, a range), or raise upstream.maxMessageBytes.',
+      ),
+      { upstream, tool, limit: 'upstream.maxMessageBytes', value: tooLarge.limit, bytes: tooLarge.bytes },
+    );
+  }
+  return new SpillwayError(
+    'UPSTREAM_UNAVAILABLE',
+    generation.withStderr(
+      `The upstream MCP server "${upstream}" closed the connection during ${tool} (${generation.endReason() ?? 'it may have crashed'}); spillway is reconnecting. The call may or may not have taken effect.`,
+    ),
+    { upstream, tool },
+  );
+}
+
+/** Why an attempt failed: the deadline (ours or the SDK's), the process's end when it closed early, else the error itself (spawn ENOENT, HTTP 401). */
+export function connectFailure(generation: UpstreamGeneration, error: unknown, missedDeadline: string): string {
+  if (generation.ended !== undefined) return generation.ended;
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return missedDeadline;
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return generation.endReason() ?? error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Network-level failures of a Streamable HTTP upstream (refused, reset, session gone): reconnect rather than report a tool error. */
+export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 502 || error.code === 503;
+  if (error instanceof TypeError) return true; // fetch failed: ECONNREFUSED, ECONNRESET, DNS
+  return false;
+}
