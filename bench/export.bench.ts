@@ -256,7 +256,7 @@ export default async function exportBench(): Promise<void> {
     console.log('The machine is shared: figures are noisy (CPU time of the timed section, all threads, is shown beside wall time). Every case runs once.\n');
     for (const rows of sizes) {
       const source = await writeSource(root, rows);
-      const sourceBytes = (await stat(path.join(root, conversationId, source))).size;
+      const sourceBytes = (await stat(path.join(root, principal, conversationId, source))).size;
       console.log(`### ${rows.toLocaleString('en-US')} rows × 10 columns (JSONL ${(sourceBytes / 1048576).toFixed(1)} MiB)`);
       const base = { root, source, rows };
       for (const sort of [false, true]) {
@@ -273,7 +273,7 @@ export default async function exportBench(): Promise<void> {
             ...base,
             name: `copy-${rows}`,
             kind: 'raw-copy',
-            copyOf: path.join(root, conversationId, 'outputs', `csv-${rows}-${sort}-0.csv`),
+            copyOf: path.join(root, principal, conversationId, 'outputs', `csv-${rows}-${sort}-0.csv`),
           });
           line(`raw copy of ${(csv.bytes / 1048576).toFixed(1)} MiB (the limit)`, copy);
         }
