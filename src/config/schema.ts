@@ -325,6 +325,12 @@ export const configSchema = Type.Object(
           description: 'Quota for the whole sandbox in bytes (0 = none); the oldest non-output files go first.',
         }),
         maxBytesPerConversation: Type.Integer({ minimum: 0, default: 0, description: 'Quota per conversation in bytes (0 = none).' }),
+        tempGraceMs: Type.Integer({
+          minimum: 1000,
+          default: 600_000,
+          description:
+            'Temporary files (and spill sidecars without their data) older than this are leftovers of an interrupted write: start-up and every sweep remove them from every folder, outputs/ included.',
+        }),
       },
       { ...closed, description: 'The cleanup sweep. outputs/ is never touched.' },
     ),

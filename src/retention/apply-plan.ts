@@ -27,11 +27,14 @@ export interface ApplyOptions {
   pacer: Pacer;
 }
 
+/** Files recorded in .expired.jsonl ahead of their removal, per append. */
+const recordAhead = 256;
+
 /**
  * Removes what {@link planConversation} chose. Each file is checked again just
  * before it goes: one that vanished or changed (someone rewrote it, so it is
  * no longer old) is skipped, not an error; its sidecar stays with it. Removed
- * files are recorded in the conversation's .expired.jsonl. Every removal
+ * files are recorded in the conversation's .expired.jsonl before they go. Every removal
  * goes through its folder opened and checked again (SweepFolders): a folder
  * swapped for a symlink, or outputs/ moved in, skips its files.
  */
@@ -54,15 +57,25 @@ async function applyIn(plan: ConversationPlan, options: ApplyOptions, folders: S
     problems: [],
     removed: [],
   };
-  const expired: ExpiredEntry[] = [];
   const expiredAt = options.now.toISOString();
+  const record = (entries: ExpiredEntry[]) => {
+    if (entries.length === 0) return;
+    try {
+      recordExpired(folders, entries, { now: options.now, keepMs: options.expiredLogKeepMs });
+    } catch (error) {
+      applied.problems.push({
+        path: `${plan.id}/${expiredLogName}`,
+        code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN',
+        message: `could not record expired files: ${(error as Error).message}`,
+      });
+    }
+  };
 
   const removeOne = (file: PlannedFile): RemoveOutcome['outcome'] => {
     const result = removeInFolder(folders, file.relative, file);
     if (result.outcome === 'removed') {
       addTo(applied.deleted, file.size);
       applied.removed.push(file.relative);
-      if (file.recorded) expired.push({ path: file.relative, expiredAt });
     } else if (result.outcome === 'failed') {
       addTo(applied.errors, file.size);
       applied.problems.push({ path: `${plan.id}/${file.relative}`, code: result.code, message: result.message });
@@ -72,26 +85,22 @@ async function applyIn(plan: ConversationPlan, options: ApplyOptions, folders: S
     return result.outcome;
   };
 
-  for (const file of plan.files) {
-    const outcome = removeOne(file);
-    if (file.sidecar !== undefined) {
-      // The sidecar follows its file: gone (by us or by someone else) means the sidecar goes; kept means kept.
-      if (outcome === 'removed' || outcome === 'vanished') removeOne(file.sidecar);
-      else addTo(applied.skipped, file.sidecar.size);
-    }
-    const pause = options.pacer.step();
-    if (pause !== undefined) await pause;
-  }
-
-  if (expired.length > 0) {
-    try {
-      recordExpired(folders, expired, { now: options.now, keepMs: options.expiredLogKeepMs });
-    } catch (error) {
-      applied.problems.push({
-        path: `${plan.id}/${expiredLogName}`,
-        code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN',
-        message: `could not record expired files: ${(error as Error).message}`,
-      });
+  // Each batch is recorded in .expired.jsonl before any of its files goes, so a sweep killed
+  // half-way leaves every removed path answering PATH_EXPIRED. A recorded file that was then
+  // not removed (kill, changed, failed) is harmless: it still opens, since the log is read only
+  // for a missing file, and the next sweep removes it and records it again.
+  for (let start = 0; start < plan.files.length; start += recordAhead) {
+    const batch = plan.files.slice(start, start + recordAhead);
+    record(batch.filter((file) => file.recorded).map((file) => ({ path: file.relative, expiredAt })));
+    for (const file of batch) {
+      const outcome = removeOne(file);
+      if (file.sidecar !== undefined) {
+        // The sidecar follows its file: gone (by us or by someone else) means the sidecar goes; kept means kept.
+        if (outcome === 'removed' || outcome === 'vanished') removeOne(file.sidecar);
+        else addTo(applied.skipped, file.sidecar.size);
+      }
+      const pause = options.pacer.step();
+      if (pause !== undefined) await pause;
     }
   }
 

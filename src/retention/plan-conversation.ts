@@ -46,7 +46,7 @@ export interface PlanOptions {
  * own age and removed as a link.
  */
 export async function planConversation(options: PlanOptions): Promise<ConversationPlan> {
-  const dir = path.join(options.root, options.id);
+  const dir = conversationDir(options.root, options.id);
   const plan: ConversationPlan = {
     id: options.id,
     dir,
@@ -195,6 +195,11 @@ function isIdleAndEmpty(dir: string, top: Map<string, Stats>, cutoffMs: number):
     if ((readdirOrUndefined(path.join(dir, name)) ?? ['?']).length > 0) return false;
   }
   return true;
+}
+
+/** The folder of conversation `id` (as listConversations names it) under the sandbox root. */
+export function conversationDir(root: string, id: string): string {
+  return path.join(root, id);
 }
 
 /** "x.meta.json" is the sidecar of "x" when "x" exists and is not itself a sidecar name. */

@@ -64,6 +64,9 @@ export function chooseEvictions(
   return { files: chosen, bytesAfter: total };
 }
 
+/** Files recorded in .expired.jsonl ahead of their removal, per append. */
+const recordAhead = 256;
+
 export interface EvictionResult {
   evicted: Tally;
   skipped: Tally;
@@ -75,12 +78,11 @@ export interface EvictionResult {
 
 /**
  * Removes the chosen files (each only if unchanged since it was measured) with
- * their sidecars, and records them in each conversation's .expired.jsonl so a
- * later read says the file was removed and how to get it again.
+ * their sidecars, and records them (before they go) in each conversation's
+ * .expired.jsonl so a later read says the file was removed and how to get it again.
  */
 export async function evictFiles(root: string, files: readonly EvictableFile[], options: { now: Date; expiredLogKeepMs: number }): Promise<EvictionResult> {
   const result: EvictionResult = { evicted: emptyTally(), skipped: emptyTally(), errors: emptyTally(), problems: [], removed: [] };
-  const expired = new Map<string, ExpiredEntry[]>();
   const expiredAt = options.now.toISOString();
   const opened = new Map<string, SweepFolders>();
   const foldersOf = (id: string) => {
@@ -92,7 +94,7 @@ export async function evictFiles(root: string, files: readonly EvictableFile[], 
     return folders;
   };
   try {
-    return evictWith(files, foldersOf, expired, expiredAt, options, result);
+    return evictWith(files, foldersOf, expiredAt, options, result);
   } finally {
     for (const folders of opened.values()) folders.closeAll();
   }
@@ -101,43 +103,46 @@ export async function evictFiles(root: string, files: readonly EvictableFile[], 
 function evictWith(
   files: readonly EvictableFile[],
   foldersOf: (id: string) => SweepFolders,
-  expired: Map<string, ExpiredEntry[]>,
   expiredAt: string,
   options: { now: Date; expiredLogKeepMs: number },
   result: EvictionResult,
 ): EvictionResult {
-  for (const file of files) {
-    const parts: { listed: ListedFile; relative: string }[] = [{ listed: file, relative: file.relative }];
-    if (file.sidecar !== undefined) parts.push({ listed: file.sidecar, relative: `${file.relative}${metadataSuffix}` });
-    for (const [index, part] of parts.entries()) {
-      const outcome = removeInFolder(foldersOf(file.conversationId), part.relative, part.listed);
-      if (outcome.outcome === 'removed') {
-        addTo(result.evicted, part.listed.size);
-        result.removed.push(`${file.conversationId}/${part.relative}`);
-        if (index === 0) {
-          const entries = expired.get(file.conversationId) ?? [];
-          entries.push({ path: part.relative, expiredAt });
-          expired.set(file.conversationId, entries);
-        }
-        continue;
-      }
-      if (outcome.outcome === 'failed') {
-        addTo(result.errors, part.listed.size);
-        result.problems.push({ path: `${file.conversationId}/${part.relative}`, code: outcome.code, message: outcome.message });
-      } else addTo(result.skipped, part.listed.size);
-      if (index === 0 && outcome.outcome !== 'vanished') {
-        // The data file stayed: keep its sidecar with it.
-        if (file.sidecar !== undefined) addTo(result.skipped, file.sidecar.size);
-        break;
+  // Recorded in .expired.jsonl before removal, a batch at a time (see applyPlan): a kill
+  // half-way leaves every evicted path answering PATH_EXPIRED.
+  for (let start = 0; start < files.length; start += recordAhead) {
+    const batch = files.slice(start, start + recordAhead);
+    const expired = new Map<string, ExpiredEntry[]>();
+    for (const file of batch) expired.set(file.conversationId, [...(expired.get(file.conversationId) ?? []), { path: file.relative, expiredAt }]);
+    for (const [id, entries] of expired) {
+      try {
+        recordExpired(foldersOf(id), entries, { now: options.now, keepMs: options.expiredLogKeepMs });
+      } catch (error) {
+        result.problems.push({ path: `${id}/.expired.jsonl`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: (error as Error).message });
       }
     }
-  }
-  for (const [id, entries] of expired) {
-    try {
-      recordExpired(foldersOf(id), entries, { now: options.now, keepMs: options.expiredLogKeepMs });
-    } catch (error) {
-      result.problems.push({ path: `${id}/.expired.jsonl`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: (error as Error).message });
-    }
+    for (const file of batch) evictOne(file, foldersOf, result);
   }
   return result;
+}
+
+function evictOne(file: EvictableFile, foldersOf: (id: string) => SweepFolders, result: EvictionResult): void {
+  const parts: { listed: ListedFile; relative: string }[] = [{ listed: file, relative: file.relative }];
+  if (file.sidecar !== undefined) parts.push({ listed: file.sidecar, relative: `${file.relative}${metadataSuffix}` });
+  for (const [index, part] of parts.entries()) {
+    const outcome = removeInFolder(foldersOf(file.conversationId), part.relative, part.listed);
+    if (outcome.outcome === 'removed') {
+      addTo(result.evicted, part.listed.size);
+      result.removed.push(`${file.conversationId}/${part.relative}`);
+      continue;
+    }
+    if (outcome.outcome === 'failed') {
+      addTo(result.errors, part.listed.size);
+      result.problems.push({ path: `${file.conversationId}/${part.relative}`, code: outcome.code, message: outcome.message });
+    } else addTo(result.skipped, part.listed.size);
+    if (index === 0 && outcome.outcome !== 'vanished') {
+      // The data file stayed: keep its sidecar with it.
+      if (file.sidecar !== undefined) addTo(result.skipped, file.sidecar.size);
+      break;
+    }
+  }
 }

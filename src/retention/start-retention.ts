@@ -5,11 +5,15 @@ import { installDiskQuota } from './install-disk-quota.js';
 import type { SweepLockTaker } from './lease-sweep-lock.js';
 import { dayMs } from './parse-duration.js';
 import { hasQuota } from './quota.js';
+import { recoverSandbox } from './recover-sandbox.js';
+import type { LeftoverReport } from './recover-leftovers.js';
 import { sweepSandbox } from './sweep.js';
 import { SweepScheduler } from './sweep-scheduler.js';
 
 export interface RetentionService {
   scheduler: SweepScheduler;
+  /** The start-up recovery (begun at once, never awaited by serving; a failure is logged and resolves undefined). */
+  recovered: Promise<LeftoverReport | undefined>;
   /** Applies a reloaded configuration (a new retention.cron reschedules; days and quota are read at each sweep). */
   applyConfig(config: Config): void;
   stop(): Promise<void>;
@@ -26,7 +30,8 @@ export interface StartRetentionOptions {
 /**
  * Starts the scheduled sweep beside a serving host: node-cron on
  * retention.cron, the last sweep reported at /healthz under "retention", and
- * shutdown with the host (a sweep in progress is allowed to finish). The
+ * shutdown with the host (a sweep in progress is allowed to finish), and
+ * the start-up recovery of what a crash left (recover-sandbox.ts). The
  * disk quota's running total is forgotten after each sweep.
  */
 export function startRetention(host: Host, options: StartRetentionOptions = {}): RetentionService {
@@ -49,6 +54,7 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
         return await sweepSandbox({
           root: host.sandbox.root,
           olderThanMs: retention.days * dayMs,
+          tempGraceMs: retention.tempGraceMs,
           quota: retention,
           logger,
           ...(options.now === undefined ? {} : { now: options.now }),
@@ -60,6 +66,16 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
     },
   });
   scheduler.start();
+  // Serving does not wait for it: a read of a file with a temporary second link repairs that file itself.
+  const recovered = recoverSandbox({
+    root: host.sandbox.root,
+    graceMs: host.config.retention.tempGraceMs,
+    logger,
+    ...(options.now === undefined ? {} : { now: options.now }),
+  }).catch((error: unknown) => {
+    logger.warn({ err: error }, 'start-up recovery failed');
+    return undefined;
+  });
   if (hasQuota(host.config.retention)) quota.warm(logger);
   host.setHealthSource('retention', () => ({
     ...scheduler.health(),
@@ -71,10 +87,12 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
     stopped = true;
     scheduler.stop();
     await scheduler.whenIdle();
+    await recovered;
   };
   host.onClose(stop);
   return {
     scheduler,
+    recovered,
     applyConfig: (config) => scheduler.reschedule(config.retention.cron),
     stop,
   };

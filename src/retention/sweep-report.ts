@@ -42,6 +42,14 @@ export interface SweepReport {
   quotaEvictions: Tally;
   /** Bytes in the sandbox after the sweep, when a quota is set (outputs included). */
   bytesAfter?: number;
+  /**
+   * What interrupted writes left (temporary files past retention.tempGraceMs,
+   * temporary second links, sidecars without data), in every folder, outputs/
+   * included; not counted in scanned/deleted. In a dry run, what would go.
+   */
+  leftovers: { removed: Tally; linksRepaired: number };
+  /** The leftovers by path (relative to the root) and kind; only when paths are asked for. */
+  leftoverPaths?: { path: string; kind: string }[];
   /** At most 100 problems, for the log. */
   problems: SweepProblem[];
   problemCount: number;
@@ -72,6 +80,11 @@ export function formatSweepReport(report: SweepReport): string {
     `  errors:        ${tally(report.errors)}`,
     `  folders:       ${formatCount(report.foldersRemoved)} emptied sub-folder(s) and ${formatCount(report.conversationsRemoved)} idle conversation folder(s) ${report.dryRun ? 'would be ' : ''}removed`,
   ];
+  if (report.leftovers.removed.files > 0 || report.leftovers.linksRepaired > 0 || report.dryRun) {
+    lines.push(
+      `  leftovers:     ${tally(report.leftovers.removed)} left by interrupted writes and ${formatCount(report.leftovers.linksRepaired)} temporary second link(s) ${report.dryRun ? 'would be ' : ''}removed`,
+    );
+  }
   if (report.bytesAfter !== undefined) lines.push(`  sandbox size:  ${formatBytes(report.bytesAfter)} after the sweep`);
   lines.push(`  duration:      ${(report.durationMs / 1000).toFixed(2)} s`);
   for (const problem of report.problems) lines.push(`  problem: ${problem.path}: ${problem.code} ${problem.message}`);

@@ -6,6 +6,7 @@ import { listConversations, measureSandbox } from './disk-usage.js';
 import { planConversation, type ConversationPlan } from './plan-conversation.js';
 import { chooseEvictions, evictFiles, hasQuota, type QuotaLimits } from './quota.js';
 import { Pacer } from './pacer.js';
+import { recoverConversation } from './recover-leftovers.js';
 import type { SweepLockTaker } from './lease-sweep-lock.js';
 import { acquireSweepLock } from './sweep-lock.js';
 import { addTo, emptyTally, type SweepProblem, type SweepReport, type Tally } from './sweep-report.js';
@@ -26,11 +27,16 @@ export interface SweepOptions {
   listPaths?: boolean;
   /** Takes the sweep lock; default the pid file lock in the root (a fleet passes the Redis lease lock). */
   lock?: SweepLockTaker;
+  /** Temporary files and sidecars without data older than this are crash leftovers (retention.tempGraceMs). */
+  tempGraceMs?: number;
   /** Called after a conversation is planned and before anything in it is removed (progress; tests race the sweep here). */
   onPlanned?: (plan: ConversationPlan) => void | Promise<void>;
 }
 
 const maxProblemsReported = 100;
+
+/** The default of retention.tempGraceMs: a write in progress keeps its temporary file younger than this. */
+export const defaultTempGraceMs = 10 * 60_000;
 
 /**
  * The retention sweep. Deletes files older than `olderThanMs` in results/,
@@ -87,10 +93,28 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
     foldersRemoved: 0,
     conversationsRemoved: 0,
     quotaEvictions: emptyTally(),
+    leftovers: { removed: emptyTally(), linksRepaired: 0 },
     problems: [],
     problemCount: 0,
   };
   const paths: string[] | undefined = options.listPaths ? [] : undefined;
+  const leftoverPaths: { path: string; kind: string }[] | undefined = options.listPaths ? [] : undefined;
+  const recoverLeftovers = async (id: string, dir: string, plan: ConversationPlan) => {
+    // What the age pass already removes (or, dry, would) is not counted twice.
+    const planned = new Set(plan.files.flatMap((file) => [file.relative, ...(file.sidecar === undefined ? [] : [file.sidecar.relative])]));
+    const found = await recoverConversation({
+      dir,
+      graceMs: options.tempGraceMs ?? defaultTempGraceMs,
+      nowMs: started.getTime(),
+      dryRun,
+      pacer,
+      skip: planned,
+    });
+    addTo(report.leftovers.removed, found.removed.bytes, found.removed.files);
+    report.leftovers.linksRepaired += found.linksRepaired;
+    addProblems(found.problems.map((problem) => ({ ...problem, path: `${id}/${problem.path}` })));
+    for (const leftover of found.leftovers) leftoverPaths?.push({ path: `${id}/${leftover.path}`, kind: leftover.kind });
+  };
   // A dry run deletes nothing, so the quota pass must not count (or choose) what the age pass would remove.
   const wouldGo = dryRun && hasQuota(options.quota) ? new Set<string>() : undefined;
   const addProblems = (problems: readonly SweepProblem[]) => {
@@ -125,9 +149,12 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
           report.conversationsRemoved += 1;
           paths?.push(`${id}/`);
         }
+        await recoverLeftovers(id, plan.dir, plan);
         continue;
       }
       const applied = await applyPlan(plan, { now: started, expiredLogKeepMs, pacer });
+      // Then what crashes left, in every folder (outputs/ too), younger than the retention but past the grace period.
+      await recoverLeftovers(id, plan.dir, plan);
       merge(report.deleted, applied.deleted);
       merge(report.skipped, applied.skipped);
       merge(report.errors, applied.errors);
@@ -178,7 +205,8 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
   report.finishedAt = clock().toISOString();
   report.durationMs = Math.round((performance.now() - startedAt) * 10) / 10;
   if (paths !== undefined) report.paths = paths;
-  const { problems, paths: _paths, ...summary } = report;
+  if (leftoverPaths !== undefined) report.leftoverPaths = leftoverPaths;
+  const { problems, paths: _paths, leftoverPaths: _leftoverPaths, ...summary } = report;
   logger.info(summary, dryRun ? 'retention dry run finished' : 'retention sweep finished');
   if (problems.length > 0) logger.warn({ problems, problemCount: report.problemCount }, 'retention sweep problems');
   return report;

@@ -17,6 +17,13 @@ export interface PublishOptions {
   pickFreeName?: boolean;
   /** When the name is taken, try the names this returns for attempt 2, 3, ... (wins over pickFreeName). */
   nextName?: (attempt: number) => string;
+  /**
+   * Called with each candidate final path just before the file is linked
+   * there (writeSpill publishes a spill's sidecar here, so the data becomes
+   * visible last). Return 'taken' to skip that name; otherwise return an undo,
+   * run when the name turns out to be taken or the link fails.
+   */
+  beforeLink?: (finalPath: string) => Promise<'taken' | (() => Promise<void>)>;
 }
 
 export interface CreateOptions {
@@ -165,20 +172,33 @@ async function publish(place: Place, tempAt: string, finalPath: string, options:
   for (let attempt = 1; attempt <= 1000; attempt += 1) {
     // Other names stay in the same folder: only their last component is used.
     const candidate = path.basename(attempt === 1 ? finalPath : options.nextName ? options.nextName(attempt) : numberedName(finalPath, attempt));
+    const undo = options.beforeLink === undefined ? undefined : await options.beforeLink(place.real(candidate));
+    if (undo === 'taken') {
+      if (!options.pickFreeName && !options.nextName) throw nameTaken(finalPath);
+      continue;
+    }
     try {
       await link(tempAt, place.at(candidate));
-      await unlink(tempAt);
-      return place.real(candidate);
     } catch (error) {
+      await undo?.();
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (!options.pickFreeName && !options.nextName) {
-        throw new SpillwayError('PATH_EXISTS', `A file named ${path.basename(finalPath)} already exists; choose another name.`, {
-          name: path.basename(finalPath),
-        });
-      }
+      if (!options.pickFreeName && !options.nextName) throw nameTaken(finalPath);
+      continue;
     }
+    // A kill here leaves the file with two links; recovery (publish-leftovers.ts) removes the
+    // temporary one, and may do so before this unlink runs: the file is published either way.
+    await unlink(tempAt).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+    return place.real(candidate);
   }
   throw new SpillwayError('PATH_EXISTS', `No free name found for ${path.basename(finalPath)}.`);
+}
+
+function nameTaken(finalPath: string): SpillwayError {
+  return new SpillwayError('PATH_EXISTS', `A file named ${path.basename(finalPath)} already exists; choose another name.`, {
+    name: path.basename(finalPath),
+  });
 }
 
 export function numberedName(filePath: string, n: number): string {

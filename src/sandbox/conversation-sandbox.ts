@@ -5,10 +5,11 @@ import { SpillwayError } from '../errors.js';
 import { writeFileAtomic, type PublishOptions } from './atomic-write.js';
 import { toDiskError } from './disk-errors.js';
 import { checkRelativePath } from './check-path.js';
-import { assertConversationId, assertPrincipal, conversationFolders, defaultPrincipal, folderMode, isConversationFolder, type ConversationFolder } from './layout.js';
+import { assertConversationId, assertPrincipal, conversationFolders, folderMode, isConversationFolder, type ConversationFolder } from './layout.js';
 import { isRedirectRefusal, PinnedFolder } from './pinned-folder.js';
 import { readBounded } from './read-bounded.js';
 import { readSidecar } from './read-sidecar.js';
+import { repairPublishLink } from './publish-leftovers.js';
 
 const readFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
@@ -51,7 +52,8 @@ export class ConversationSandbox {
   readonly key: string;
   private ready: Promise<void> | undefined;
 
-  constructor(realRoot: string, id: string, principal: string = defaultPrincipal) {
+  /** `principal` is required: a sandbox built from a task's fields must never fall back to another principal's folder. */
+  constructor(realRoot: string, id: string, principal: string) {
     assertPrincipal(principal);
     assertConversationId(id);
     this.id = id;
@@ -164,8 +166,9 @@ export class ConversationSandbox {
       throw await this.missing(String(input), resolved.relative.split('/'), error);
     }
     try {
-      const stats = await handle.stat();
+      let stats = await handle.stat();
       if (!stats.isFile()) throw notAFile(String(input), stats.isDirectory() ? 'a folder' : 'not a regular file');
+      if (stats.nlink === 2 && (await this.repairLink(resolved.absolute, stats))) stats = await handle.stat();
       if (stats.nlink > 1) {
         throw new SpillwayError('PATH_HARDLINK', `The file ${JSON.stringify(input)} has ${stats.nlink} hard links and is refused.`, { path: input });
       }
@@ -174,6 +177,17 @@ export class ConversationSandbox {
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;
+    }
+  }
+
+  /** Removes the temporary second link an interrupted publish left on this file (see repairPublishLink). */
+  private async repairLink(absolute: string, stats: Stats): Promise<boolean> {
+    const folder = await PinnedFolder.open(path.dirname(absolute)).catch(() => undefined);
+    if (folder === undefined) return false;
+    try {
+      return await repairPublishLink(folder, stats);
+    } finally {
+      await folder.close();
     }
   }
 

@@ -5,6 +5,7 @@ export { createPendingFile, writeFileAtomic, isTempName, numberedName, type Crea
 export * from './layout.js';
 export { PinnedFolder, isRedirectRefusal } from './pinned-folder.js';
 export { readSidecar } from './read-sidecar.js';
+export { isPublishTempName, repairPublishLink, type FileIdentity } from './publish-leftovers.js';
 export { readBounded } from './read-bounded.js';
 export { assertCurrentLayout, findOldLayout, migratingPrefix } from './old-layout.js';
 export { migrateLayout, type MigrationOptions, type MigrationStep } from './migrate-layout.js';

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { PinnedFolder } from './pinned-folder.js';
+import { repairPublishLink } from './publish-leftovers.js';
 
 const sidecarFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
@@ -27,7 +28,9 @@ export async function readSidecar(file: string, maxBytes: number): Promise<strin
     const handle = await open(folder.entry(path.basename(file)), sidecarFlags).catch(() => undefined);
     if (handle === undefined) return undefined;
     try {
-      const stats = await handle.stat();
+      let stats = await handle.stat();
+      // A sidecar whose publish was interrupted between link and unlink is repaired first.
+      if (stats.isFile() && stats.nlink === 2 && (await repairPublishLink(folder, stats))) stats = await handle.stat();
       if (!stats.isFile() || stats.nlink > 1 || stats.size > maxBytes) return undefined;
       const buffer = Buffer.alloc(stats.size);
       let filled = 0;

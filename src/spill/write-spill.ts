@@ -2,6 +2,7 @@ import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { createPendingFile, expiredLogName, PinnedFolder, readSidecar, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
 import { metadataSuffix } from '../sandbox/layout.js';
+import { SpillwayError } from '../errors.js';
 import { ChunkWriter } from './chunk-writer.js';
 import type { SpillRef } from './spill-ref.js';
 import type { TableProfile } from './profile.js';
@@ -81,7 +82,8 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
     return createPendingFile(nameFor(sequence));
   });
   const writer = new ChunkWriter(pending.stream);
-  let finalPath: string;
+  const expires = new Date(target.now.getTime() + target.retentionDays * 86_400_000);
+  let ref: SpillRef | undefined;
   try {
     switch (content.format) {
       case 'jsonl':
@@ -99,10 +101,27 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
         break;
     }
     await writer.end();
-    finalPath = await pending.commit({
+    // The sidecar is published first and the data last, at the same candidate name: the data's
+    // link is the one step that makes the spill visible, so a crash leaves either a whole spill
+    // or a sidecar without data. Readers never see that sidecar (list_files and the tools start
+    // from data files; a sidecar is only read beside its data) and recovery removes it once it
+    // is older than retention.tempGraceMs. The other order left data without metadata
+    // (no rows, columns or expiry) that nothing could rebuild exactly.
+    await pending.commit({
       nextName: (attempt) => {
         sequence += attempt > 1 ? 1 : 0;
         return nameFor(sequence);
+      },
+      beforeLink: async (finalPath) => {
+        const candidate = refFor({ target, content, finalPath, bytes: writer.bytes, expires, replacedInvalidUnicode: writer.replacedInvalidUnicode });
+        try {
+          await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(candidate, null, 2)}\n`);
+        } catch (error) {
+          if (SpillwayError.is(error) && error.code === 'PATH_EXISTS') return 'taken';
+          throw error;
+        }
+        ref = candidate;
+        return () => removeIn(`${finalPath}${metadataSuffix}`);
       },
     });
   } catch (error) {
@@ -110,16 +129,29 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
     throw error;
   }
   lastSequence.set(sandbox, Math.max(lastSequence.get(sandbox) ?? 0, sequence));
+  if (ref === undefined) throw new Error('spill published without its metadata');
+  return ref;
+}
 
-  const expires = new Date(target.now.getTime() + target.retentionDays * 86_400_000);
+interface RefParts {
+  target: SpillTarget;
+  content: SpillContent;
+  finalPath: string;
+  bytes: number;
+  expires: Date;
+  replacedInvalidUnicode: boolean;
+}
+
+function refFor(parts: RefParts): SpillRef {
+  const { target, content } = parts;
   const ref: SpillRef = {
-    path: sandbox.relativeOf(finalPath),
+    path: target.sandbox.relativeOf(parts.finalPath),
     format: content.format,
-    bytes: writer.bytes,
+    bytes: parts.bytes,
     tool: target.tool,
     callId: target.callId,
     createdAt: target.now.toISOString(),
-    expiresAt: expires.toISOString(),
+    expiresAt: parts.expires.toISOString(),
   };
   if (content.format === 'jsonl') {
     ref.rows = content.lines.length;
@@ -129,14 +161,7 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
     if (content.profile !== undefined) ref.profile = content.profile;
   }
   if (content.format === 'binary') ref.mimeType = content.mimeType;
-  if (writer.replacedInvalidUnicode) ref.replacedInvalidUnicode = true;
-  try {
-    await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(ref, null, 2)}\n`, { overwrite: true });
-  } catch (error) {
-    // Without its metadata the call reports no path, so leave no file behind either (removed inside its checked folder).
-    await removeIn(finalPath);
-    throw error;
-  }
+  if (parts.replacedInvalidUnicode) ref.replacedInvalidUnicode = true;
   return ref;
 }
 

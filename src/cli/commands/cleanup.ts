@@ -14,6 +14,9 @@ export const cleanupUsage = `spillway cleanup [--dry-run] [--older-than 7d|36h] 
 Runs the retention sweep once: deletes files older than retention.days (or
 --older-than) in results/, errors/, args/ and scripts/ of every conversation,
 never in outputs/, then applies retention.maxBytes / maxBytesPerConversation.
+In every folder, outputs/ included, it also removes what interrupted writes
+left: temporary files and spill sidecars without data older than
+retention.tempGraceMs, and temporary second links on published files.
 
   --dry-run        list exactly what would be deleted; delete nothing
   --older-than AGE a number with d, h or m: 7d, 36h, 90m (default retention.days)
@@ -63,6 +66,7 @@ export async function cleanupCommand(argv: string[], io: CliIo): Promise<number>
       ...(coordinator === undefined ? {} : { lock: leaseSweepLock(coordinator, { leaseMs: config.coordination.sweepLeaseMs, logger }) }),
       root: values.root ?? config.sandbox.root,
       olderThanMs: olderThanMs ?? config.retention.days * dayMs,
+      tempGraceMs: config.retention.tempGraceMs,
       dryRun,
       quota: config.retention,
       listPaths: dryRun || values.list,
@@ -71,6 +75,8 @@ export async function cleanupCommand(argv: string[], io: CliIo): Promise<number>
     if (values.json) io.out(JSON.stringify(report));
     else {
       if (report.paths !== undefined && report.paths.length > 0) io.out(report.paths.join('\n'));
+      const leftovers = (report.leftoverPaths ?? []).map((leftover) => `${leftover.path} (leftover: ${leftover.kind})`);
+      if (leftovers.length > 0) io.out(leftovers.join('\n'));
       io.out(formatSweepReport(report));
     }
     return report.errors.files > 0 ? exitPartial : 0;
