@@ -148,7 +148,9 @@ async function census(root: string, read: boolean): Promise<Census> {
       if ((await lstat(path.join(dir, relative))).nlink > 1) result.twoLinks.push(where);
       if (!read) continue;
       try {
-        const { data } = await new ConversationSandbox(root, id).readFile(relative);
+        // listConversations names each conversation "<principal>/<conversation>".
+        const [principal = '', conversation = ''] = id.split('/');
+        const { data } = await new ConversationSandbox(root, conversation, principal).readFile(relative);
         if (!(await isWhole(dir, relative, data))) result.torn.push(`${id}/${relative}`);
       } catch (error) {
         result.unreadable.push(`${id}/${relative}: ${(error as { code?: string }).code ?? String(error)}`);

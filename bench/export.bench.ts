@@ -20,6 +20,7 @@ import type { DocumentResult, DocumentTask, TableResult, TableTask, WorkerKind }
 
 const thisFile = fileURLToPath(import.meta.url);
 const conversationId = 'bench';
+const principal = 'local';
 
 interface CaseSpec {
   name: string;
@@ -65,7 +66,7 @@ function syntheticRow(index: number): Record<string, unknown> {
 /** A spill as the host writes it: results/NNNN-bench.jsonl plus its metadata. */
 async function writeSource(root: string, rows: number): Promise<string> {
   const relative = `results/${String(rows).padStart(7, '0')}-bench.jsonl`;
-  const file = path.join(root, conversationId, relative);
+  const file = path.join(root, principal, conversationId, relative);
   await mkdir(path.dirname(file), { recursive: true });
   const stream = createWriteStream(file);
   let chunk = '';
@@ -86,8 +87,8 @@ async function writeSource(root: string, rows: number): Promise<string> {
 // ---------------------------------------------------------------- child side
 
 async function runCase(spec: CaseSpec): Promise<CaseResult> {
-  const sourceFile = path.join(spec.root, conversationId, spec.source);
-  const outDir = path.join(spec.root, conversationId, 'outputs');
+  const sourceFile = path.join(spec.root, principal, conversationId, spec.source);
+  const outDir = path.join(spec.root, principal, conversationId, 'outputs');
   await mkdir(outDir, { recursive: true });
   const started = () => {
     cpuAtStart = process.cpuUsage();
@@ -99,12 +100,12 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       const pool = new FilePool({ poolSize: spec.threads ?? 1, maxQueue: 8, taskTimeoutMs: 3_600_000 });
       const format = spec.format as 'csv' | 'xlsx';
       const task = (filename: string): TableTask => ({
-        source: { kind: 'sandbox', root: spec.root, conversationId, path: spec.source },
+        source: { kind: 'sandbox', root: spec.root, principal, conversationId, path: spec.source },
         selection: {
           sort: spec.sort ? [sortKey] : [],
           ...(spec.plain === true ? { columns: columns.map((name) => ({ name, header: name, format: { type: 'text' as const } })) } : {}),
         },
-        output: { kind: 'sandbox', root: spec.root, conversationId, filename, onExisting: 'rename' },
+        output: { kind: 'sandbox', root: spec.root, principal, conversationId, filename, onExisting: 'rename' },
       });
       // Warm the threads (module loading), as a running host's pool would be.
       const warm = (index: number): TableTask => ({ ...task(`warm-${index}.${format}`), selection: { sort: [], range: { start: 0, count: 10 } } });
@@ -121,8 +122,8 @@ async function runCase(spec: CaseSpec): Promise<CaseResult> {
       const format = spec.format as 'docx' | 'pptx';
       const task = (count: number, filename: string): DocumentTask => ({
         spec: { title: 'Bench', blocks: [{ type: 'table', source: spec.source, selection: { sort: [], range: { start: 0, count } } }] },
-        sources: { kind: 'sandbox', root: spec.root, conversationId },
-        output: { kind: 'sandbox', root: spec.root, conversationId, filename, onExisting: 'rename' },
+        sources: { kind: 'sandbox', root: spec.root, principal, conversationId },
+        output: { kind: 'sandbox', root: spec.root, principal, conversationId, filename, onExisting: 'rename' },
         maxTableRows: 1_000_000,
       });
       await pool.run(format, task(5, `warm.${format}`));
@@ -255,7 +256,7 @@ export default async function exportBench(): Promise<void> {
     console.log('The machine is shared: figures are noisy (CPU time of the timed section, all threads, is shown beside wall time). Every case runs once.\n');
     for (const rows of sizes) {
       const source = await writeSource(root, rows);
-      const sourceBytes = (await stat(path.join(root, conversationId, source))).size;
+      const sourceBytes = (await stat(path.join(root, principal, conversationId, source))).size;
       console.log(`### ${rows.toLocaleString('en-US')} rows × 10 columns (JSONL ${(sourceBytes / 1048576).toFixed(1)} MiB)`);
       const base = { root, source, rows };
       for (const sort of [false, true]) {
@@ -272,7 +273,7 @@ export default async function exportBench(): Promise<void> {
             ...base,
             name: `copy-${rows}`,
             kind: 'raw-copy',
-            copyOf: path.join(root, conversationId, 'outputs', `csv-${rows}-${sort}-0.csv`),
+            copyOf: path.join(root, principal, conversationId, 'outputs', `csv-${rows}-${sort}-0.csv`),
           });
           line(`raw copy of ${(csv.bytes / 1048576).toFixed(1)} MiB (the limit)`, copy);
         }

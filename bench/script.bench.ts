@@ -71,7 +71,7 @@ async function throughput(rowCount: number): Promise<void> {
     env.host.registerTool({ name: 'rows', description: 'rows', inputSchema: { type: 'object' }, handler: () => ({ value: rows }) });
     const spilled = await env.host.execute({ name: 'rows', arguments: {} }, { conversationId: 'bench' });
     const spill = spilled.spill?.path as string;
-    const dir = path.join(env.sandboxRoot, 'bench');
+    const dir = path.join(env.host.sandbox.conversation('bench').dir);
     const spillBytes = spilled.spill?.bytes ?? 0;
 
     // Plain Node: the same reshaping, same files, same output bytes.

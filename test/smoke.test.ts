@@ -15,7 +15,7 @@ test('a 321-row result spills to JSONL and the model gets the path, rows and col
   assert.equal(result.spill?.rows, 321);
   assert.deepEqual(result.spill?.columns, ['id', 'name', 'amount', 'active', 'note']);
   assert.match(result.text, /results\/0001-rows\.jsonl/);
-  const written = await readFile(path.join(env.sandboxRoot, 'c1', result.spill!.path), 'utf8');
+  const written = await readFile(path.join(env.host.sandbox.conversation('c1').dir, result.spill!.path), 'utf8');
   assert.deepEqual(
     written
       .trimEnd()

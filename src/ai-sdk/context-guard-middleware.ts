@@ -9,6 +9,8 @@ export interface SpillwayContextGuardOptions extends Omit<ContextGuardOptions, '
   /** With conversationId: results without a reference are written to this host's sandbox before they are replaced. */
   host?: Host;
   conversationId?: string;
+  /** The conversation's principal (default "local"), as given to spillwayTools. */
+  principal?: string;
   /** Or any other way to write such results (wins over host). */
   spill?: ResultSpiller;
 }
@@ -39,7 +41,9 @@ export interface SpillwayGuardMiddleware {
 export function spillwayContextGuard(options: SpillwayContextGuardOptions): SpillwayGuardMiddleware {
   const spill =
     options.spill ??
-    (options.host !== undefined && options.conversationId !== undefined ? hostSpiller(options.host, { conversationId: options.conversationId }) : undefined);
+    (options.host !== undefined && options.conversationId !== undefined
+      ? hostSpiller(options.host, { conversationId: options.conversationId, ...(options.principal === undefined ? {} : { principal: options.principal }) })
+      : undefined);
   // One guard per model id: each counts with its own tokenizer and keeps its own replacements.
   const guards = new Map<string, Promise<ContextGuard>>();
   let lastReport: GuardReport | undefined;

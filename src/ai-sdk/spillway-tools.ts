@@ -1,13 +1,30 @@
 import { jsonSchema, tool, type Tool } from 'ai';
 import type { Host } from '../host/host.js';
-import type { ListedTool } from '../host/tool.js';
+import type { ExecuteContext, ListedTool } from '../host/tool.js';
 import { toModelOutput, toToolOutput, type SpillwayToolOutput } from './tool-output.js';
 
 /** Which conversation (sandbox folder) the tools act in, and who calls. */
 export interface ConversationContext {
   conversationId: string;
-  /** The caller's identity, for policy and the execution record. */
+  /**
+   * Who the conversation belongs to (your user id, if it is a folder name: see
+   * docs/embedding.md): its files are `<root>/<principal>/<conversationId>/`.
+   * Default "local". Also recorded as the caller unless `caller` is given.
+   */
   principal?: string;
+  /** The caller's identity for the execution record, when it differs from the principal. */
+  caller?: string;
+}
+
+/** The host's execution context for a conversation context. */
+export function executeContextOf(context: ConversationContext, signal: AbortSignal | undefined): ExecuteContext {
+  const caller = context.caller ?? context.principal;
+  return {
+    conversationId: context.conversationId,
+    ...(context.principal === undefined ? {} : { principal: context.principal }),
+    ...(caller === undefined ? {} : { caller }),
+    ...(signal === undefined ? {} : { signal }),
+  };
 }
 
 /**
@@ -35,14 +52,7 @@ function asAiTool(host: Host, definition: ListedTool, context: ConversationConte
       JSON.parse(JSON.stringify({ type: 'object', ...definition.inputSchema })) as Parameters<typeof jsonSchema>[0],
     ),
     execute: async (input, options) => {
-      const result = await host.execute(
-        { name: definition.name, arguments: input, id: options.toolCallId },
-        {
-          conversationId: context.conversationId,
-          ...(context.principal === undefined ? {} : { caller: context.principal }),
-          ...(options.abortSignal === undefined ? {} : { signal: options.abortSignal }),
-        },
-      );
+      const result = await host.execute({ name: definition.name, arguments: input, id: options.toolCallId }, executeContextOf(context, options.abortSignal));
       return toToolOutput(result);
     },
     toModelOutput,

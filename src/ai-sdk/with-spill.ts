@@ -2,7 +2,7 @@ import type { Tool } from 'ai';
 import { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
-import type { ConversationContext } from './spillway-tools.js';
+import { executeContextOf, type ConversationContext } from './spillway-tools.js';
 import { toModelOutput, toToolOutput, type SpillwayToolOutput } from './tool-output.js';
 
 export interface WithSpillContext extends ConversationContext {
@@ -47,11 +47,7 @@ export function withSpill<INPUT, OUTPUT>(inner: Tool<INPUT, OUTPUT>, host: Host,
       const result = await host.executeUnlisted(
         definition,
         { name: context.toolName, arguments: input, id: options.toolCallId },
-        {
-          conversationId: context.conversationId,
-          ...(context.principal === undefined ? {} : { caller: context.principal }),
-          ...(options.abortSignal === undefined ? {} : { signal: options.abortSignal }),
-        },
+        executeContextOf(context, options.abortSignal),
       );
       return toToolOutput(result);
     },

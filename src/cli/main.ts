@@ -3,6 +3,7 @@ import { callCommand, callUsage } from './commands/call.js';
 import { exportCommand, exportUsage } from './commands/export.js';
 import { cleanupCommand, cleanupUsage } from './commands/cleanup.js';
 import { demoCommand, demoUsage } from './commands/demo.js';
+import { migrateSandboxCommand, migrateSandboxUsage } from './commands/migrate-sandbox.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
 import { upstreamsCommand, upstreamsUsage } from './commands/upstreams.js';
 import { processIo, type CliIo, type CommandHandler } from './output.js';
@@ -21,11 +22,15 @@ const commands = new Map<string, Command>([
   ['export', { run: exportCommand, usage: exportUsage, summary: 'build a CSV/XLSX/DOCX/PPTX file from a JSONL, JSON or CSV table' }],
   ['upstreams', { run: upstreamsCommand, usage: upstreamsUsage, summary: 'connect to the configured upstream MCP servers and list their state and tools' }],
   ['cleanup', { run: cleanupCommand, usage: cleanupUsage, summary: 'run the retention sweep once (--dry-run lists what would go)' }],
+  [
+    'migrate-sandbox',
+    { run: migrateSandboxCommand, usage: migrateSandboxUsage, summary: 'move a sandbox of the old layout to <root>/<principal>/<conversation>' },
+  ],
 ]);
 
 function usage(): string {
   const lines = ['Usage: spillway <command> [options]', '', 'Commands:'];
-  for (const [name, command] of commands) lines.push(`  ${name.padEnd(10)} ${command.summary}`);
+  for (const [name, command] of commands) lines.push(`  ${name.padEnd(16)} ${command.summary}`);
   lines.push('', "Run `spillway <command> --help` for a command's options. Configuration: --config FILE or SPILLWAY_CONFIG.");
   return lines.join('\n');
 }

@@ -14,12 +14,13 @@ import type { ReferenceFacts } from './reference-text.js';
  * guard in a process since restarted) is found by its metadata and reused, so
  * its replacement reads the same as before and the prompt cache still hits.
  */
-export function hostSpiller(host: Host, options: { conversationId: string }): ResultSpiller {
+export function hostSpiller(host: Host, options: { conversationId: string; principal?: string }): ResultSpiller {
   return async (result) => {
-    const earlier = await findEarlierSpill(host, options.conversationId, result.toolCallId, result.toolName);
+    const earlier = await findEarlierSpill(host, options, result.toolCallId, result.toolName);
     if (earlier !== undefined) return facts(earlier);
     const ref = await host.spillValue({
       conversationId: options.conversationId,
+      ...(options.principal === undefined ? {} : { principal: options.principal }),
       tool: result.toolName,
       callId: result.toolCallId,
       value: result.value,
@@ -33,8 +34,13 @@ function facts(ref: Pick<SpillRef, 'path' | 'format' | 'bytes' | 'rows' | 'colum
   return { path: ref.path, format: ref.format, bytes: ref.bytes, rows: ref.rows, columns: ref.columns };
 }
 
-async function findEarlierSpill(host: Host, conversationId: string, callId: string, tool: string): Promise<SpillRef | undefined> {
-  const sandbox = host.sandbox.conversation(conversationId);
+async function findEarlierSpill(
+  host: Host,
+  scope: { conversationId: string; principal?: string },
+  callId: string,
+  tool: string,
+): Promise<SpillRef | undefined> {
+  const sandbox = host.sandbox.conversation(scope.conversationId, scope.principal);
   for (const folder of ['results', 'errors'] as const) {
     const dir = sandbox.folderPath(folder);
     const names = await readdir(dir).catch(() => [] as string[]);

@@ -4,9 +4,11 @@ import type { Coordinator } from './coordinator.js';
 
 /**
  * Spill numbers from the coordination store: one counter per conversation
- * folder, keyed by its path relative to the sandbox root (so both the
- * `<root>/<conversation>` and the `<root>/<principal>/<conversation>` layouts
- * work), continuing from the highest number already on disk.
+ * folder, keyed by its path relative to the sandbox root
+ * (`spill-number:<principal>/<conversation>`, so two principals' conversations
+ * of the same name never share a counter), continuing from the highest number
+ * already on disk (so a sandbox moved by `spillway migrate-sandbox` never
+ * reuses a number).
  */
 export function sharedSpillNumbers(
   coordinator: Coordinator,

@@ -5,6 +5,8 @@ import { RecordFile, type RecordEpisode, type RecordFileHealth, type RecordFileS
 export interface ExecutionRecord {
   callId: string;
   conversationId: string;
+  /** Who the conversation belongs to. */
+  principal?: string;
   caller?: string;
   tool: string;
   /** The arguments as the model wrote them (what the history keeps). */

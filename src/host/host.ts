@@ -6,7 +6,15 @@ import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.
 import { silentLogger, type Logger } from '../log/logger.js';
 import { approvedArguments, digestForApproval, sha256Hex } from '../policy/approval-digest.js';
 import { authorize, decide } from '../policy/authorize.js';
-import { asDiskError, assertConversationId, withoutHostPaths, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
+import {
+  asDiskError,
+  assertConversationId,
+  assertPrincipal,
+  defaultPrincipal,
+  withoutHostPaths,
+  type ConversationSandbox,
+  type SandboxRoot,
+} from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
@@ -122,7 +130,8 @@ export interface SweepFinished {
 export interface HostEvents {
   /** A tool was added or removed, or a configuration change altered how a tool is listed (its description). */
   'tools-changed': [];
-  attachment: [{ conversationId: string; attachment: Attachment }];
+  /** A file appeared in a conversation's outputs/ (a tool's export, or any other route: see src/watch/). */
+  attachment: [{ conversationId: string; principal: string; attachment: Attachment }];
   call: [CallFinished];
   'file-job': [FileJobEvent];
   sweep: [SweepFinished];
@@ -340,10 +349,20 @@ export class Host extends EventEmitter<HostEvents> {
    * rules, whatever its size; the after-spill hooks (disk quota) run as for a
    * call. Returns the file's facts, or undefined when it could not be written (logged).
    */
-  async spillValue(input: { conversationId: string; tool: string; callId: string; value: unknown; isError?: boolean }): Promise<SpillRef | undefined> {
+  async spillValue(input: {
+    conversationId: string;
+    /** Default "local". */
+    principal?: string;
+    tool: string;
+    callId: string;
+    value: unknown;
+    isError?: boolean;
+  }): Promise<SpillRef | undefined> {
+    const principal = input.principal ?? defaultPrincipal;
+    assertPrincipal(principal);
     assertConversationId(input.conversationId);
-    const sandbox = this.sandbox.conversation(input.conversationId);
-    const log = this.logger.child({ conversationId: input.conversationId, tool: input.tool, callId: input.callId });
+    const sandbox = this.sandbox.conversation(input.conversationId, principal);
+    const log = this.logger.child({ conversationId: input.conversationId, principal, tool: input.tool, callId: input.callId });
     const isError = input.isError === true;
     const text = typeof input.value === 'string' ? input.value : JSON.stringify(input.value);
     const view = await presentResult({
@@ -365,11 +384,13 @@ export class Host extends EventEmitter<HostEvents> {
     const callId = call.id ?? `call_${randomUUID()}`;
     const started = this.now();
     const startedAt = performance.now();
-    const log = this.logger.child({ callId, conversationId: context.conversationId, tool: call.name });
+    const principal = context.principal ?? defaultPrincipal;
+    const log = this.logger.child({ callId, conversationId: context.conversationId, principal, tool: call.name });
     let sandbox: ConversationSandbox;
     try {
+      assertPrincipal(principal);
       assertConversationId(context.conversationId);
-      sandbox = this.sandbox.conversation(context.conversationId);
+      sandbox = this.sandbox.conversation(context.conversationId, principal);
     } catch (error) {
       const failure = toSpillwayError(error);
       this.emit('call', { tool: call.name, outcome: 'error', errorCode: failure.code, durationMs: 0, files: [] });
@@ -440,6 +461,7 @@ export class Host extends EventEmitter<HostEvents> {
     this.records.append({
       callId,
       conversationId: context.conversationId,
+      principal,
       ...(context.caller === undefined ? {} : { caller: context.caller }),
       tool: call.name,
       arguments: call.arguments ?? {},
@@ -462,7 +484,7 @@ export class Host extends EventEmitter<HostEvents> {
       },
       'tool call',
     );
-    for (const attachment of attachments) this.emit('attachment', { conversationId: context.conversationId, attachment });
+    for (const attachment of attachments) this.emit('attachment', { conversationId: context.conversationId, principal, attachment });
     this.emit('call', {
       tool: call.name,
       outcome: isError ? 'error' : 'ok',
@@ -511,6 +533,7 @@ export class Host extends EventEmitter<HostEvents> {
     const { callId, context, sandbox, log, depth } = scope;
     return {
       conversationId: context.conversationId,
+      principal: sandbox.principal,
       callId,
       caller: context.caller,
       sandbox,

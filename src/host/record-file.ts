@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** The file calls the record makes; injectable so tests can fill the disk (ENOSPC) at any byte. */
@@ -115,9 +115,11 @@ export class RecordFile {
 
   private open(): number {
     if (this.fd !== undefined) return this.fd;
-    mkdirSync(path.dirname(this.file), { recursive: true });
-    const fd = openSync(this.file, 'a+');
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const fd = openSync(this.file, 'a+', 0o600);
     try {
+      // It holds full arguments: owner-only whatever the umask, also when an older version created it wider.
+      fchmodSync(fd, 0o600);
       this.size = fstatSync(fd).size;
       const cut = tornTail(fd, this.size);
       if (cut > 0) {

@@ -46,6 +46,12 @@ export interface ToolOutput {
 /** Who is calling and in which conversation; always from the request context, never from a tool argument. */
 export interface ExecuteContext {
   conversationId: string;
+  /**
+   * Who the conversation belongs to (from auth, or the library caller): its files are
+   * `<root>/<principal>/<conversationId>/`. Default "local". Another principal never
+   * reaches them, even with the same conversation id.
+   */
+  principal?: string;
   /** The caller's identity (MCP session, HTTP auth, library user), for records and policy. */
   caller?: string;
   signal?: AbortSignal;
@@ -65,6 +71,8 @@ export interface ProgressUpdate {
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
   conversationId: string;
+  /** Who the conversation belongs to ("local" when nobody authenticated). */
+  principal: string;
   callId: string;
   caller: string | undefined;
   sandbox: ConversationSandbox;

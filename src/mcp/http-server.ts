@@ -43,7 +43,7 @@ export interface HttpFrontOptions {
 export interface HttpFront {
   url: string;
   server: HttpServer;
-  /** Open MCP sessions (one per conversation). */
+  /** Open MCP sessions. */
   sessionCount(): number;
   /** Closes the sessions idle for sessionIdleMs now (a timer also does this periodically); returns how many. */
   closeIdleSessions(): number;
@@ -63,8 +63,10 @@ interface Session {
 }
 
 /**
- * Serves the host as MCP over Streamable HTTP. Each MCP session is one
- * conversation (its sandbox folder is named after the session id). Every
+ * Serves the host as MCP over Streamable HTTP. Each request works in the
+ * conversation it names (`_meta["spillway/conversation"]`, the
+ * Mcp-Conversation-Id header) or else the session's own (named after the
+ * session id), under its principal's folder (see mcp/request-scope.ts). Every
  * request on the MCP endpoint is authenticated (server.auth) before any
  * session is looked up or made; a session belongs to the principal that
  * opened it. Also serves GET /healthz (can this replica serve: 503 when a

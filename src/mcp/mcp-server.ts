@@ -17,13 +17,22 @@ import type { ApprovalHandler, ListedTool, ProgressUpdate } from '../host/tool.j
 import { isTextMimeType, listAttachments, mimeTypeFor, pathFromAttachmentUri } from '../outputs/attachments.js';
 import { elicitationApprover, type ElicitationApproverOptions } from '../policy/elicitation-approver.js';
 import { spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
+import { defaultPrincipal } from '../sandbox/index.js';
+import { requestScope, type RequestScope, type ScopeSources } from './request-scope.js';
 
 export interface McpSession {
-  /** The conversation this MCP session is: one session, one sandbox folder. */
+  /**
+   * The session's own conversation (over HTTP its session id; over stdio one per
+   * process): used for a request that names none in `_meta["spillway/conversation"]`
+   * or the `Mcp-Conversation-Id` header.
+   */
   conversationId: string;
   /** The caller's identity (from HTTP auth, or the transport). */
   caller?: string;
 }
+
+/** How many (principal, conversation) pairs a session remembers using, for resources/list_changed. */
+const maxScopesPerSession = 64;
 
 export const serverInfo = { name: 'spillway', version: '0.1.0' } as const;
 
@@ -35,8 +44,9 @@ const instructions = [
 ].join(' ');
 
 /**
- * An MCP server for one session, bound to one conversation of the host. Tools
- * come from the host's registry; outputs/ files are its resources.
+ * An MCP server for one session. Each request works in the conversation it
+ * names (see request-scope.ts), by default the session's own; tools come from
+ * the host's registry; the conversation's outputs/ files are its resources.
  */
 export function createMcpServer(host: Host, session: McpSession): Server {
   const server = new Server(serverInfo, {
@@ -46,11 +56,36 @@ export function createMcpServer(host: Host, session: McpSession): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: host.listTools().map(toMcpTool) }));
 
+  // The conversations this session has worked in: a new file in one of them is announced to it.
+  const used = new Set<string>();
+  let principal: string = defaultPrincipal;
+  const scopeOf = (sources: ScopeSources): RequestScope => {
+    const scope = requestScope(sources, () => session.conversationId);
+    principal = scope.principal;
+    const key = `${scope.principal}/${scope.conversationId}`;
+    used.delete(key);
+    used.add(key);
+    if (used.size > maxScopesPerSession) used.delete(used.values().next().value as string);
+    return scope;
+  };
+  const sourcesOf = (meta: Record<string, unknown> | undefined, extra: ScopeSources): ScopeSources => ({
+    meta,
+    authInfo: extra.authInfo,
+    requestInfo: extra.requestInfo,
+  });
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    let scope: RequestScope;
+    try {
+      scope = scopeOf(sourcesOf(request.params._meta, extra));
+    } catch (error) {
+      return scopeErrorResult(toSpillwayError(error));
+    }
     const result = await host.execute(
       { name: request.params.name, arguments: request.params.arguments ?? {} },
       {
-        conversationId: session.conversationId,
+        conversationId: scope.conversationId,
+        principal: scope.principal,
         ...(session.caller === undefined ? {} : { caller: session.caller }),
         signal: extra.signal,
         ...progressNotifications(request.params._meta?.progressToken, extra.sendNotification),
@@ -60,8 +95,14 @@ export function createMcpServer(host: Host, session: McpSession): Server {
     return toCallToolResult(result, host.getTool(request.params.name));
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const attachments = await listAttachments(host.sandbox.conversation(session.conversationId));
+  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    let scope: RequestScope;
+    try {
+      scope = scopeOf(sourcesOf(request.params?._meta, extra));
+    } catch (error) {
+      throw resourceError('', toSpillwayError(error));
+    }
+    const attachments = await listAttachments(host.sandbox.conversation(scope.conversationId, scope.principal));
     return {
       resources: attachments.map((attachment) => ({
         uri: attachment.uri,
@@ -73,10 +114,11 @@ export function createMcpServer(host: Host, session: McpSession): Server {
     };
   });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
-    const sandbox = host.sandbox.conversation(session.conversationId);
     try {
+      const scope = scopeOf(sourcesOf(request.params._meta, extra));
+      const sandbox = host.sandbox.conversation(scope.conversationId, scope.principal);
       const relative = pathFromAttachmentUri(uri);
       const { data, relative: path } = await sandbox.readFile(relative, { folders: ['outputs'], maxBytes: 256 * 1024 * 1024 });
       const mimeType = mimeTypeFor(path);
@@ -88,11 +130,20 @@ export function createMcpServer(host: Host, session: McpSession): Server {
     }
   });
 
+  const ownConversation = (): string | undefined => {
+    try {
+      return session.conversationId;
+    } catch {
+      return undefined; // an HTTP session before initialize has no id yet
+    }
+  };
   const onToolsChanged = () => {
     server.sendToolListChanged().catch(() => undefined);
   };
-  const onAttachment = (event: { conversationId: string }) => {
-    if (event.conversationId === session.conversationId) server.sendResourceListChanged().catch(() => undefined);
+  const onAttachment = (event: { conversationId: string; principal: string }) => {
+    if (used.has(`${event.principal}/${event.conversationId}`) || (event.principal === principal && event.conversationId === ownConversation())) {
+      server.sendResourceListChanged().catch(() => undefined);
+    }
   };
   host.on('tools-changed', onToolsChanged);
   host.on('attachment', onAttachment);
@@ -129,7 +180,7 @@ function hasStructuredResult(tool: ListedTool): boolean {
 export const resourceNotFoundCode = -32002;
 
 function resourceError(uri: string, error: SpillwayError): McpError {
-  if (error.code.startsWith('PATH_') || error.code === 'CONVERSATION_INVALID') {
+  if (error.code.startsWith('PATH_') || error.code === 'CONVERSATION_INVALID' || error.code === 'PRINCIPAL_INVALID') {
     return new McpError(resourceNotFoundCode, `Resource not found: ${error.message}`, { uri, code: error.code });
   }
   return new McpError(-32603, error.message, { uri, code: error.code });
@@ -161,6 +212,11 @@ export function toCallToolResult(result: ExecuteResult, tool?: ListedTool): Call
     mcp.structuredContent = toStructuredResult(result) as unknown as Record<string, unknown>;
   }
   return mcp;
+}
+
+/** A request whose conversation or principal is unusable: an error result the model can read, nothing run. */
+function scopeErrorResult(error: SpillwayError): CallToolResult {
+  return { content: [{ type: 'text', text: error.message }], isError: true, _meta: { [errorMetaKey]: toErrorMeta(error.toJSON()) } };
 }
 
 /**

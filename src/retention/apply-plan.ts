@@ -1,5 +1,6 @@
 import { lstatSync, mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
-import { conversationFolders, expiredLogName } from '../sandbox/index.js';
+import path from 'node:path';
+import { conversationFolders, expiredLogName, folderMode, PinnedFolder } from '../sandbox/index.js';
 import { recordExpired, type ExpiredEntry } from './expired-log.js';
 import type { Pacer } from './pacer.js';
 import type { ConversationPlan, PlannedFile } from './plan-conversation.js';
@@ -137,7 +138,7 @@ function removeIdleConversation(dir: string, folders: SweepFolders): boolean {
   const putBack = () => {
     for (const name of removed) {
       try {
-        mkdirSync(conversation.entry(name));
+        mkdirSync(conversation.entry(name), folderMode);
       } catch {
         // made again by the conversation meanwhile
       }
@@ -163,9 +164,11 @@ function removeIdleConversation(dir: string, folders: SweepFolders): boolean {
     }
   }
   folders.closeAll();
+  let principal: PinnedFolder | undefined;
   try {
-    // The root is the checked sandbox root; rmdir never follows a symlink in the conversation's place.
-    rmdirSync(dir);
+    // Through the opened principal folder (a symlink in its place is refused); rmdir never follows the last name.
+    principal = PinnedFolder.openSync(path.dirname(dir));
+    rmdirSync(principal.entry(path.basename(dir)));
     return true;
   } catch {
     // Something new appeared: give it its folders back.
@@ -175,7 +178,7 @@ function removeIdleConversation(dir: string, folders: SweepFolders): boolean {
       if (folder !== undefined) {
         for (const name of removed) {
           try {
-            mkdirSync(folder.entry(name));
+            mkdirSync(folder.entry(name), folderMode);
           } catch {
             // made again meanwhile
           }
@@ -185,5 +188,7 @@ function removeIdleConversation(dir: string, folders: SweepFolders): boolean {
       again.closeAll();
     }
     return false;
+  } finally {
+    principal?.closeSync();
   }
 }

@@ -2,12 +2,14 @@ import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
 import { sandboxMarker } from '../sandbox/layout.js';
+import { assertCurrentLayout } from '../sandbox/old-layout.js';
 
 /**
  * Checks a folder before anything is deleted under it and returns its real
  * path. Unlike `SandboxRoot.open`, this never creates a root or its marker: a
  * sweep pointed at the wrong folder (a typo in --root, a home folder) must
- * refuse to run rather than adopt it.
+ * refuse to run rather than adopt it. A root of the layout before principals
+ * is refused too (SANDBOX_LAYOUT_OLD): migrate it first.
  */
 export async function checkSweepRoot(root: string): Promise<string> {
   const absolute = path.resolve(root);
@@ -44,5 +46,7 @@ export async function checkSweepRoot(root: string): Promise<string> {
       { root: real, marker: sandboxMarker },
     );
   }
+  // An old-layout root would be read as principals holding conversations named results/, outputs/, ...
+  await assertCurrentLayout(real);
   return real;
 }

@@ -1,12 +1,13 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { assertConversationId, expiringFolders, isTempName, metadataSuffix } from '../sandbox/index.js';
+import { expiringFolders, isFolderName, isPrincipalName, isTempName, metadataSuffix } from '../sandbox/index.js';
 import { Pacer } from './pacer.js';
 import { isSidecarOf } from './plan-conversation.js';
 import { listedFile, type ListedFile } from './remove-file.js';
 
 /** A file the quota may evict (never in outputs/), with its sidecar. */
 export interface EvictableFile extends ListedFile {
+  /** The conversation's key, "<principal>/<conversation>" (its folder relative to the root). */
   conversationId: string;
   /** Relative to the conversation folder. */
   relative: string;
@@ -16,6 +17,7 @@ export interface EvictableFile extends ListedFile {
 }
 
 export interface ConversationUsage {
+  /** "<principal>/<conversation>" */
   id: string;
   /** Every file of the conversation, outputs/ included. */
   bytes: number;
@@ -31,22 +33,37 @@ export interface SandboxUsage {
 /** Temporary files younger than this may belong to a write in progress and are never evicted. */
 const inProgressMs = 60 * 60 * 1000;
 
-/** Lists the conversation folders of a sandbox root (real folders with valid ids; never symlinks). */
+/**
+ * Lists the conversation folders of a sandbox root as keys "<principal>/<conversation>"
+ * (paths relative to the root): real folders with valid names at both levels; never
+ * symlinks, never dot files (the marker, the lock, probes).
+ */
 export async function listConversations(root: string): Promise<string[]> {
   const found: string[] = [];
   const pacer = new Pacer();
-  for (const name of readdirSync(root)) {
-    if (name.startsWith('.')) continue;
+  for (const principal of readdirSync(root)) {
+    if (!isPrincipalName(principal) || !isPlainFolder(path.join(root, principal))) continue;
+    let names: string[];
     try {
-      assertConversationId(name);
+      names = readdirSync(path.join(root, principal));
     } catch {
       continue;
     }
-    if (lstatSync(path.join(root, name), { throwIfNoEntry: false })?.isDirectory()) found.push(name);
-    const pause = pacer.step();
-    if (pause !== undefined) await pause;
+    for (const name of names) {
+      if (isFolderName(name) && isPlainFolder(path.join(root, principal, name))) found.push(`${principal}/${name}`);
+      const pause = pacer.step();
+      if (pause !== undefined) await pause;
+    }
   }
   return found.sort();
+}
+
+function isPlainFolder(at: string): boolean {
+  try {
+    return lstatSync(at, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -54,7 +54,7 @@ export function recordExpired(folders: SweepFolders, entries: readonly ExpiredEn
     renameSync(temp, logPath);
     return;
   }
-  const fd = openSync(logPath, appendFlags, 0o644);
+  const fd = openSync(logPath, appendFlags, 0o600);
   try {
     if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${expiredLogName} is not a regular file; not written`), { code: 'NOT_A_FILE' });
     writeSync(fd, lines);

@@ -21,7 +21,7 @@ export function installDiskQuota(host: Host, options: { now?: () => Date } = {})
       const absolute = path.join(sandbox.dir, ref.path);
       return [absolute, `${absolute}${metadataSuffix}`];
     });
-    await guard.afterWrite({ conversationId: sandbox.id, written, limits: retention, retentionDays: retention.days, logger });
+    await guard.afterWrite({ conversationId: sandbox.key, written, limits: retention, retentionDays: retention.days, logger });
   });
   return guard;
 }

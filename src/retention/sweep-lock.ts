@@ -74,7 +74,7 @@ export async function acquireSweepLock(root: string, now: () => Date = () => new
 
 async function createExclusive(lockPath: string, content: string): Promise<boolean> {
   const temp = `${lockPath}.${process.pid}.${randomUUID()}.tmp`;
-  await writeFile(temp, content, { flag: 'wx', mode: 0o644 });
+  await writeFile(temp, content, { flag: 'wx', mode: 0o600 });
   try {
     await link(temp, lockPath);
     return true;

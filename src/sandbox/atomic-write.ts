@@ -3,6 +3,7 @@ import { constants, type WriteStream } from 'node:fs';
 import { link, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
+import { fileMode } from './layout.js';
 import { asDiskError } from './disk-errors.js';
 import { PinnedFolder } from './pinned-folder.js';
 
@@ -41,14 +42,18 @@ interface Place {
   at(name: string): string;
   /** The real path to report for a name. */
   real(name: string): string;
+  /** Mode of created files: 0600 in the sandbox; an operator's own path (CLI export) gets the usual 0666 less the umask. */
+  mode: number;
   close(): Promise<void>;
 }
 
 async function placeOf(finalPath: string, options: CreateOptions): Promise<Place> {
   const dir = path.dirname(finalPath);
-  if (options.pinFolder === false) return { at: (name) => path.join(dir, name), real: (name) => path.join(dir, name), close: async () => undefined };
+  if (options.pinFolder === false) {
+    return { at: (name) => path.join(dir, name), real: (name) => path.join(dir, name), mode: 0o666, close: async () => undefined };
+  }
   const folder = await PinnedFolder.open(dir);
-  return { at: (name) => folder.entry(name), real: (name) => folder.realPath(name), close: () => folder.close() };
+  return { at: (name) => folder.entry(name), real: (name) => folder.realPath(name), mode: fileMode, close: () => folder.close() };
 }
 
 export interface PendingFile {
@@ -80,7 +85,7 @@ export async function createPendingFile(finalPath: string, options: CreateOption
   const tempAt = place.at(tempName);
   let handle;
   try {
-    handle = await open(tempAt, exclusiveCreate, 0o644);
+    handle = await open(tempAt, exclusiveCreate, place.mode);
   } catch (error) {
     await place.close();
     throw asDiskError(error, { path: path.basename(finalPath) });
@@ -130,7 +135,7 @@ export async function writeFileAtomic(
   const shown = { path: path.basename(finalPath) };
   try {
     const tempAt = place.at(tempNameFor(finalPath));
-    const handle = await open(tempAt, exclusiveCreate, 0o644).catch((error: unknown) => {
+    const handle = await open(tempAt, exclusiveCreate, place.mode).catch((error: unknown) => {
       throw asDiskError(error, shown);
     });
     try {

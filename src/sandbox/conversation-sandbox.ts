@@ -5,7 +5,7 @@ import { SpillwayError } from '../errors.js';
 import { writeFileAtomic, type PublishOptions } from './atomic-write.js';
 import { toDiskError } from './disk-errors.js';
 import { checkRelativePath } from './check-path.js';
-import { assertConversationId, conversationFolders, isConversationFolder, type ConversationFolder } from './layout.js';
+import { assertConversationId, assertPrincipal, conversationFolders, folderMode, isConversationFolder, type ConversationFolder } from './layout.js';
 import { isRedirectRefusal, PinnedFolder } from './pinned-folder.js';
 import { readBounded } from './read-bounded.js';
 import { readSidecar } from './read-sidecar.js';
@@ -42,47 +42,69 @@ export interface PathRules {
  */
 export class ConversationSandbox {
   readonly id: string;
+  /** Who the conversation belongs to: its folder is `<root>/<principal>/<id>`. */
+  readonly principal: string;
+  /** The sandbox root's real path. */
+  readonly root: string;
   /** Real path of the conversation folder (the sandbox root is resolved before this is built). */
   readonly dir: string;
+  /** The conversation folder relative to the root, "/"-separated ("<principal>/<id>"): unique across principals. */
+  readonly key: string;
   private ready: Promise<void> | undefined;
 
-  constructor(realRoot: string, id: string) {
+  /** `principal` is required: a sandbox built from a task's fields must never fall back to another principal's folder. */
+  constructor(realRoot: string, id: string, principal: string) {
+    assertPrincipal(principal);
     assertConversationId(id);
     this.id = id;
-    this.dir = path.join(realRoot, id);
+    this.principal = principal;
+    this.root = realRoot;
+    this.dir = path.join(realRoot, principal, id);
+    this.key = `${principal}/${id}`;
   }
 
   /**
-   * Creates the conversation folder and its sub-folders (idempotent; done once
-   * per process unless `recheck`, e.g. after the retention sweep removed an
-   * empty folder).
+   * Creates the principal folder, the conversation folder and its sub-folders
+   * (0700; idempotent; done once per process unless `recheck`, e.g. after the
+   * retention sweep removed an empty folder). Each level is made inside the
+   * opened level above, so a symlink planted as the principal or conversation
+   * folder is refused, never created through.
    */
   ensure(options: { recheck?: boolean } = {}): Promise<void> {
     if (options.recheck) this.ready = undefined;
-    this.ready ??= (async () => {
-      await mkdir(this.dir, { recursive: true });
-      // The sub-folders are made inside the opened conversation folder, never through a symlink in its place.
-      const folder = await PinnedFolder.open(this.dir).catch((error: unknown) => {
-        throw isRedirectRefusal(error)
-          ? new SpillwayError('SANDBOX_ROOT_INVALID', `The conversation folder ${this.dir} is not a plain folder (a symlink?).`, { folder: this.dir })
-          : error;
-      });
-      try {
-        await Promise.all(
-          conversationFolders.map((name) =>
-            mkdir(folder.entry(name)).catch((error: NodeJS.ErrnoException) => {
-              if (error.code !== 'EEXIST') throw error;
-            }),
-          ),
-        );
-      } finally {
-        await folder.close();
-      }
-    })();
+    this.ready ??= this.create();
     this.ready.catch(() => {
       this.ready = undefined;
     });
     return this.ready;
+  }
+
+  private async create(): Promise<void> {
+    const principalDir = path.dirname(this.dir);
+    const notPlain = (folder: string) => (error: unknown) => {
+      throw isRedirectRefusal(error)
+        ? new SpillwayError('SANDBOX_ROOT_INVALID', `The folder ${folder} is not a plain folder (a symlink?); refused.`, { folder })
+        : error;
+    };
+    const root = await PinnedFolder.open(this.root).catch(notPlain(this.root));
+    try {
+      await makeFolder(root.entry(this.principal));
+    } finally {
+      await root.close();
+    }
+    const principal = await PinnedFolder.open(principalDir).catch(notPlain(principalDir));
+    try {
+      await makeFolder(principal.entry(this.id));
+    } finally {
+      await principal.close();
+    }
+    // The sub-folders are made inside the opened conversation folder, never through a symlink in its place.
+    const folder = await PinnedFolder.open(this.dir).catch(notPlain(this.dir));
+    try {
+      await Promise.all(conversationFolders.map((name) => makeFolder(folder.entry(name))));
+    } finally {
+      await folder.close();
+    }
   }
 
   folderPath(folder: ConversationFolder): string {
@@ -210,7 +232,7 @@ export class ConversationSandbox {
         });
         let next = folder.realPath(segment);
         if (info === undefined) {
-          await mkdir(entry).catch((error: NodeJS.ErrnoException) => {
+          await mkdir(entry, folderMode).catch((error: NodeJS.ErrnoException) => {
             if (error.code !== 'EEXIST') throw this.fsFailure(String(input), error);
           });
         } else if (info.isSymbolicLink()) {
@@ -350,6 +372,13 @@ export class ConversationSandbox {
     }
     return found;
   }
+}
+
+/** mkdir with mode 0700 (the umask can only remove bits from it); an existing folder is fine. */
+async function makeFolder(at: string): Promise<void> {
+  await mkdir(at, folderMode).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
 }
 
 function notAFile(input: string, what: string): SpillwayError {

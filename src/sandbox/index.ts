@@ -7,4 +7,6 @@ export { PinnedFolder, isRedirectRefusal } from './pinned-folder.js';
 export { readSidecar } from './read-sidecar.js';
 export { isPublishTempName, repairPublishLink, type FileIdentity } from './publish-leftovers.js';
 export { readBounded } from './read-bounded.js';
+export { assertCurrentLayout, findOldLayout, migratingPrefix } from './old-layout.js';
+export { migrateLayout, type MigrationOptions, type MigrationStep } from './migrate-layout.js';
 export { asDiskError, diskFaultCode, isDiskFault, toDiskError, toDiskErrorFromText, withoutHostPaths, type DiskErrorContext, type DiskFaultCode } from './disk-errors.js';

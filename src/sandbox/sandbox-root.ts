@@ -2,7 +2,11 @@ import { lstat, mkdir, readdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
 import { ConversationSandbox } from './conversation-sandbox.js';
-import { sandboxMarker } from './layout.js';
+import { defaultPrincipal, folderMode, sandboxMarker } from './layout.js';
+import { assertCurrentLayout } from './old-layout.js';
+
+/** Conversations kept open in memory; an evicted one is simply built again (its folder check runs once more). */
+const maxCached = 10_000;
 
 /**
  * The sandbox root: holds the marker file and one folder per conversation.
@@ -23,7 +27,7 @@ export class SandboxRoot {
     if (path.parse(absolute).root === absolute) {
       throw new SpillwayError('SANDBOX_ROOT_INVALID', `The sandbox root ${absolute} is a filesystem root; choose a dedicated folder.`, { root: absolute });
     }
-    await mkdir(absolute, { recursive: true });
+    await mkdir(absolute, { recursive: true, mode: folderMode });
     const real = await realpath(absolute);
     const marker = path.join(real, sandboxMarker);
     const hasMarker = await lstat(marker).then((info) => info.isFile(), () => false);
@@ -42,15 +46,23 @@ export class SandboxRoot {
         },
       );
     }
+    await assertCurrentLayout(real);
     return new SandboxRoot(real);
   }
 
-  /** The sandbox of one conversation; the id comes from the request context, never from a tool argument. */
-  conversation(id: string): ConversationSandbox {
-    let sandbox = this.conversations.get(id);
+  /**
+   * The sandbox of one conversation of one principal, `<root>/<principal>/<id>`.
+   * Both come from the request context (auth, MCP request, library call), never
+   * from a tool argument; both are checked as folder names (CONVERSATION_INVALID,
+   * PRINCIPAL_INVALID). Two principals using the same conversation name get two folders.
+   */
+  conversation(id: string, principal: string = defaultPrincipal): ConversationSandbox {
+    const key = `${principal}/${id}`;
+    let sandbox = this.conversations.get(key);
     if (sandbox === undefined) {
-      sandbox = new ConversationSandbox(this.root, id);
-      this.conversations.set(id, sandbox);
+      sandbox = new ConversationSandbox(this.root, id, principal);
+      if (this.conversations.size >= maxCached) this.conversations.delete(this.conversations.keys().next().value as string);
+      this.conversations.set(key, sandbox);
     }
     return sandbox;
   }

@@ -3,7 +3,7 @@ import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Host } from '../host/host.js';
 import { describeAttachment } from '../outputs/attachments.js';
-import { assertConversationId, conversationDepth, isTempName, type ConversationSandbox } from '../sandbox/index.js';
+import { conversationDepth, isFolderName, isPrincipalName, isTempName } from '../sandbox/index.js';
 import { FolderWatches } from './folder-watches.js';
 
 export interface OutputsWatcher {
@@ -38,15 +38,15 @@ export interface OutputsWatcherOptions {
 type Place =
   | { kind: 'tree' }
   /** `containers`: the folders from the root to the conversation (with principals: principal, conversation). */
-  | { kind: 'outputs'; conversationId: string; containers: string[]; level: number }
+  | { kind: 'outputs'; conversationId: string; principal: string; containers: string[]; level: number }
   | { kind: 'ignored' };
 
 /**
  * Watches every conversation's outputs/ for files that appear by any route (a
  * script, an export, an operator's copy, another process) and announces each
  * as an attachment through the host's 'attachment' event, which makes the MCP
- * front send notifications/resources/list_changed to that conversation's
- * session. Folders are watched, never files: the root, each conversation
+ * front send notifications/resources/list_changed to the sessions of that
+ * principal and conversation (<root>/<principal>/<conversation>/outputs/). Folders are watched, never files: the root, each conversation
  * folder and its outputs/ (with sub-folders to watch.outputsDepth), one kernel
  * watch each up to watch.maxWatchedFolders, polled past it. results/ and the
  * rest (which may hold 100,000 files) are never listed. Files already there at
@@ -62,8 +62,8 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
   const logger = host.logger.child({ component: 'outputs-watcher' });
   // What the host already announced (a tool's own export): not announced twice.
   const announced = new Map<string, number>();
-  const onAttachment = (event: { conversationId: string; attachment: { path: string; bytes: number } }) => {
-    remember(announced, `${event.conversationId}/${event.attachment.path}`, event.attachment.bytes);
+  const onAttachment = (event: { conversationId: string; principal: string; attachment: { path: string; bytes: number } }) => {
+    remember(announced, `${event.principal}/${event.conversationId}/${event.attachment.path}`, event.attachment.bytes);
   };
   host.on('attachment', onAttachment);
 
@@ -80,13 +80,14 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
     if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return { kind: 'ignored' };
     const segments = relative.split(path.sep);
     const containers = segments.slice(0, conversationDepth);
-    if (!containers.every(isFolderName)) return { kind: 'ignored' };
+    if (!containers.every((name, level) => (level === 0 ? isPrincipalName(name) : isFolderName(name)))) return { kind: 'ignored' };
     if (segments.length <= conversationDepth) return { kind: 'tree' };
     if (segments[conversationDepth] !== 'outputs') return { kind: 'ignored' };
     if (isTempName(segments[segments.length - 1] as string)) return { kind: 'ignored' };
     return {
       kind: 'outputs',
       conversationId: segments[conversationDepth - 1] as string,
+      principal: segments[0] as string,
       containers,
       level: segments.length - conversationDepth - 1,
     };
@@ -102,15 +103,15 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
     const signature = `${info.size}:${info.mtimeMs}`;
     if (decided.get(absolute) === signature) return false;
     remember(decided, absolute, signature);
-    const sandbox = conversationAt(host, place.containers);
+    const sandbox = host.sandbox.conversation(place.conversationId, place.principal);
     const attachment = describeAttachment(sandbox, absolute, info.size);
-    const key = `${place.conversationId}/${attachment.path}`;
+    const key = `${place.principal}/${place.conversationId}/${attachment.path}`;
     if (announced.get(key) === info.size) {
       announced.delete(key); // suppress the one duplicate; a later rewrite is news again
       return false;
     }
-    logger.info({ conversationId: place.conversationId, path: attachment.path, bytes: info.size }, 'new file in outputs/');
-    host.emit('attachment', { conversationId: place.conversationId, attachment });
+    logger.info({ principal: place.principal, conversationId: place.conversationId, path: attachment.path, bytes: info.size }, 'new file in outputs/');
+    host.emit('attachment', { conversationId: place.conversationId, principal: place.principal, attachment });
     return true;
   };
 
@@ -223,31 +224,9 @@ export function watchOutputs(host: Host, options: OutputsWatcherOptions = {}): O
   };
 }
 
-/**
- * The sandbox of the conversation folder at `containers` below the root. With
- * principals (<root>/<principal>/<conversation>, conversationDepth 2) the
- * first folder is the principal, passed as `conversation(id, principal)`.
- */
-function conversationAt(host: Host, containers: string[]): ConversationSandbox {
-  const conversationId = containers[containers.length - 1] as string;
-  if (containers.length === 1) return host.sandbox.conversation(conversationId);
-  const withPrincipal = host.sandbox.conversation as (id: string, principal?: string) => ConversationSandbox;
-  return withPrincipal.call(host.sandbox, conversationId, containers[0]);
-}
-
 /** Adds to a bounded map: past 10,000 entries the oldest goes. */
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > 10_000) map.delete(map.keys().next().value as string);
-}
-
-/** Conversation (and, with principals, principal) folders have names a conversation id may take. */
-function isFolderName(name: string): boolean {
-  try {
-    assertConversationId(name);
-    return true;
-  } catch {
-    return false;
-  }
 }

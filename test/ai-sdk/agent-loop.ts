@@ -63,14 +63,15 @@ export async function runAgentLoop(ai: AiSdk): Promise<LoopRun> {
       handler: () => ({ value: rows }),
     });
     const conversationId = 'loop-1';
+    const principal = 'tester';
     const crmNotes = ai.tool({
       description: 'Notes from the CRM.',
       inputSchema: ai.jsonSchema({ type: 'object', properties: {} }),
       execute: async () => Array.from({ length: 3000 }, (_, index) => ({ account: index, note: `called on day ${index % 30}` })),
     });
     const tools = {
-      ...spillwayTools(env.host, { conversationId, principal: 'tester' }),
-      crm_notes: withSpill(crmNotes as Parameters<typeof withSpill>[0], env.host, { conversationId, toolName: 'crm_notes' }),
+      ...spillwayTools(env.host, { conversationId, principal }),
+      crm_notes: withSpill(crmNotes as Parameters<typeof withSpill>[0], env.host, { conversationId, principal, toolName: 'crm_notes' }),
     };
 
     const prompts: unknown[][] = [];
@@ -97,7 +98,14 @@ export async function runAgentLoop(ai: AiSdk): Promise<LoopRun> {
     const reports: GuardReport[] = [];
     const guarded = ai.wrapLanguageModel({
       model,
-      middleware: spillwayContextGuard({ contextWindow: 14_000, share: 0.85, host: env.host, conversationId, onReport: (report) => reports.push(report) }),
+      middleware: spillwayContextGuard({
+        contextWindow: 14_000,
+        share: 0.85,
+        host: env.host,
+        conversationId,
+        principal,
+        onReport: (report) => reports.push(report),
+      }),
     });
     const result = await ai.generateText({
       model: guarded,
@@ -106,7 +114,7 @@ export async function runAgentLoop(ai: AiSdk): Promise<LoopRun> {
       prompt: 'Export every ledger row as CSV.',
       stopWhen: ai.stepCountIs(6),
     });
-    const csv = await readFile(path.join(env.sandboxRoot, conversationId, 'outputs', '0001-list_rows.csv'), 'utf8');
+    const csv = await readFile(path.join(env.host.sandbox.conversation(conversationId, principal).dir, 'outputs', '0001-list_rows.csv'), 'utf8');
     return { prompts, reports, text: result.text, listed: result.steps[0]?.toolResults[0]?.output, csv };
   } finally {
     await env.cleanup();

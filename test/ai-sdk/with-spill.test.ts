@@ -31,7 +31,7 @@ test('withSpill: a large result is written to the sandbox and the model reads th
   assert.equal(output.spill?.path, 'results/0001-crm_search.jsonl');
   assert.equal(model.type, 'text');
   assert.match(model.value, /\n\n\[spillway\] Saved to results\/0001-crm_search\.jsonl \(JSONL table, 300 rows/);
-  const file = await readFile(path.join(env.sandboxRoot, 'ws-1', output.spill?.path ?? ''), 'utf8');
+  const file = await readFile(path.join(env.host.sandbox.conversation('ws-1').dir, output.spill?.path ?? ''), 'utf8');
   assert.equal(file.trim().split('\n').length, 300);
   // A small result stays inline, without a file.
   const small = withSpill(
@@ -61,7 +61,7 @@ test('withSpill: a tool that throws has its full error (message and stack) spill
   assert.equal(model.type, 'error-text');
   assert.match(model.value, /^Error: upstream exploded/);
   assert.match(model.value, /errors\/0001-flaky\.txt/);
-  const full = await readFile(path.join(env.sandboxRoot, 'ws-2', 'errors', '0001-flaky.txt'), 'utf8');
+  const full = await readFile(path.join(env.host.sandbox.conversation('ws-2').dir, 'errors', '0001-flaky.txt'), 'utf8');
   assert.match(full, /END-OF-MESSAGE/);
   assert.match(full, /\n\s+at /, 'the stack is kept');
   assert.match(full, /Caused by: Error: socket hang up/);

@@ -58,7 +58,7 @@ test('over MCP: query_files aggregates, build_chart draws it as a PNG of the exp
       ['hours-by-country.svg', 'image/svg+xml'],
     ],
   );
-  const folder = path.join(env.sandboxRoot, transport.sessionId as string, 'outputs');
+  const folder = path.join(env.host.sandbox.conversation(transport.sessionId as string).dir, 'outputs');
   const png = await readFile(path.join(folder, 'hours-by-country.png'));
   const size = pngSize(png);
   // 400×300 plot plus axes and title, at scale 2.
@@ -104,7 +104,7 @@ test('build_chart refuses specs with data, URLs, signals or unbounded expression
     assert.ok(result.text.toLowerCase().includes(words.toLowerCase()) || code === 'CHART_SPEC_INVALID', `${code}: ${result.text.slice(0, 300)}`);
   }
   assert.match((await call(env, 'build_chart', { source, spec: bar })).text, /query_files/);
-  assert.deepEqual(await readdir(path.join(env.sandboxRoot, 'c1', 'outputs')).catch(() => []), [], 'no chart file was written');
+  assert.deepEqual(await readdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs')).catch(() => []), [], 'no chart file was written');
   // The same spec over a small enough source renders.
   const ok = await call(env, 'build_chart', { source: small, spec: bar });
   assert.equal(ok.isError, false, ok.text);
@@ -124,5 +124,5 @@ test('a chart past charts.timeoutMs has its worker ended with a coded error, and
   assert.equal(result.error?.details?.limit, 'charts.timeoutMs');
   const next = await call(env, 'query_files', { sql: `SELECT count(*) AS n FROM '${source}'` });
   assert.equal(next.isError, false, next.text);
-  assert.deepEqual(await readdir(path.join(env.sandboxRoot, 'c1', 'outputs')).catch(() => []), []);
+  assert.deepEqual(await readdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs')).catch(() => []), []);
 });

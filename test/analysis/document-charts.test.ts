@@ -70,7 +70,7 @@ test('chart and image blocks refuse bad input with codes, and no document is wri
   const env = await filesHost({ charts: { maxRows: 10, maxMarks: 1000, timeoutMs: 60_000, scale: 1 } });
   t.after(() => env.cleanup());
   const source = await spillRows(env, tickets);
-  await writeFile(path.join(env.sandboxRoot, 'c1', 'outputs', 'fake.png'), 'not an image at all');
+  await writeFile(path.join(env.host.sandbox.conversation('c1').dir, 'outputs', 'fake.png'), 'not an image at all');
   const cases: [unknown, string][] = [
     [{ type: 'chart', source, spec: { ...chartSpec, data: { url: 'https://example.com/x.csv' } } }, 'CHART_SPEC_INVALID'],
     [{ type: 'chart', source, spec: chartSpec }, 'CHART_TOO_LARGE'],
@@ -84,7 +84,7 @@ test('chart and image blocks refuse bad input with codes, and no document is wri
     const result = await call(env, 'build_document', { format: 'docx', spec: { title: 'x', blocks: [block] }, filename: 'x.docx' });
     assert.equal(result.error?.code, code, `${JSON.stringify(block)}: ${result.text.slice(0, 300)}`);
   }
-  assert.deepEqual(await readdir(path.join(env.sandboxRoot, 'c1', 'outputs')), ['fake.png']);
+  assert.deepEqual(await readdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs')), ['fake.png']);
 });
 
 test('LibreOffice opens a DOCX and a PPTX with charts, and their PDFs hold the pictures', async (t) => {

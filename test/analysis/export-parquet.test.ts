@@ -36,7 +36,7 @@ test('export_table format parquet writes the selection (columns, headers, sort, 
     .map((row) => [row.id, row.amount]);
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
-  const read = await connection.runAndReadAll(`SELECT * FROM '${path.join(env.sandboxRoot, 'c1', 'outputs', 'top-amounts.parquet')}'`);
+  const read = await connection.runAndReadAll(`SELECT * FROM '${path.join(env.host.sandbox.conversation('c1').dir, 'outputs', 'top-amounts.parquet')}'`);
   assert.deepEqual(read.columnNames(), ['id', 'Amount (EUR)']);
   assert.deepEqual(
     read.getRowsJS().map(([id, amount]) => [Number(id), amount]),
@@ -61,5 +61,5 @@ test('export_table parquet refuses bad paths and names, and leaves no temporary 
   assert.equal((await call(env, 'export_table', { source: '../c2/results/x.jsonl', format: 'parquet' })).error?.code, 'PATH_TRAVERSAL');
   assert.equal((await call(env, 'export_table', { source, format: 'parquet', filename: '../x.parquet' })).error?.code, 'INVALID_ARGUMENTS');
   assert.equal((await call(env, 'export_table', { source, format: 'parquet', columns: ['nope'] })).error?.code, 'SQL_ERROR');
-  assert.deepEqual(await readdir(path.join(env.sandboxRoot, 'c1', 'outputs')).catch(() => []), []);
+  assert.deepEqual(await readdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs')).catch(() => []), []);
 });

@@ -52,7 +52,7 @@ test('over MCP: a cut result carries the profile of every row; list_files and in
   assert.ok(parsed);
   assert.equal(parsed.rows, 3000);
   assert.equal(parsed.readCost.tokens, Math.ceil(parsed.bytes / 3));
-  const expected = await recount(path.join(env.sandboxRoot, transport.sessionId as string, spill.path));
+  const expected = await recount(path.join(env.host.sandbox.conversation(transport.sessionId as string).dir, spill.path));
   assert.deepEqual(
     parsed.profile.columns.map(({ type: _type, distinctEstimated: _estimated, distinct: _distinct, ...rest }) => rest),
     expected.columns.map(({ distinct: _distinct, ...rest }) => rest),
@@ -83,7 +83,7 @@ test('inspect_file summarises a data file that has no stored profile (a CSV a us
     'team,budget,opened',
     ...Array.from({ length: 40 }, (_, index) => `${['red', 'blue'][index % 2]},${index * 10},2026-01-${String((index % 28) + 1).padStart(2, '0')}`),
   ];
-  await writeFile(path.join(env.sandboxRoot, 'c1', 'outputs', 'budget.csv'), `${lines.join('\n')}\n`);
+  await writeFile(path.join(env.host.sandbox.conversation('c1').dir, 'outputs', 'budget.csv'), `${lines.join('\n')}\n`);
   const result = await env.host.execute({ name: 'inspect_file', arguments: { path: 'outputs/budget.csv' } }, { conversationId: 'c1' });
   assert.equal(result.isError, false, result.text);
   const value = result.value as {

@@ -39,7 +39,7 @@ test('the profile stored with a spill matches a recount of the file written (pro
   await fc.assert(
     fc.asyncProperty(fc.oneof(fc.array(row, { minLength: 1, maxLength: 60 }), fc.array(typedRow, { minLength: 1, maxLength: 200 })), async (rows) => {
       const spillPath = await spillRows(env, rows);
-      const file = path.join(env.sandboxRoot, 'c1', spillPath);
+      const file = path.join(env.host.sandbox.conversation('c1').dir, spillPath);
       const meta = JSON.parse(await readFile(`${file}.meta.json`, 'utf8')) as SpillRef;
       assert.ok(meta.profile, 'a table spill carries a profile');
       const expected = await recount(file);

@@ -79,8 +79,8 @@ test('query_files: the row limit keeps the true total; a CSV in outputs/ can be 
   assert.deepEqual([limited.total, limited.returned, limited.limited], [500, 100, true]);
   assert.equal(limited.rows[0]?.id, 500);
 
-  await mkdir(path.join(env.sandboxRoot, 'c1', 'outputs'), { recursive: true });
-  await writeFile(path.join(env.sandboxRoot, 'c1', 'outputs', 'budget.csv'), 'team,budget\nred,10\nblue,20\n');
+  await mkdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs'), { recursive: true });
+  await writeFile(path.join(env.host.sandbox.conversation('c1').dir, 'outputs', 'budget.csv'), 'team,budget\nred,10\nblue,20\n');
   const csv = value(await call(env, 'query_files', { sql: "SELECT sum(budget) AS total FROM 'outputs/budget.csv'" }));
   assert.equal(csv.rows[0]?.total, 30);
   const described = value(await call(env, 'query_files', { sql: `DESCRIBE SELECT * FROM '${source}'` }));
@@ -96,13 +96,13 @@ test('query_files refuses every way out of the conversation and every write, eac
   t.after(() => env.cleanup());
   const source = await spillRows(env, tickets);
   const foreign = await spillRows(env, [{ secret: 'other conversation' }], 'c2');
-  const conversation = path.join(env.sandboxRoot, 'c1');
-  const otherFile = path.join(env.sandboxRoot, 'c2', foreign);
+  const conversation = path.join(env.host.sandbox.conversation('c1').dir);
+  const otherFile = path.join(env.host.sandbox.conversation('c2').dir, foreign);
   // A symlink planted in the folder (by anyone but spillway), pointing out.
   await symlink(otherFile, path.join(conversation, 'results', '9000-planted.jsonl'));
   await symlink('/etc/passwd', path.join(conversation, 'results', '9001-passwd.csv'));
   const before = (await readdir(path.join(conversation, 'results'))).sort();
-  const beforeOther = (await readdir(path.join(env.sandboxRoot, 'c2', 'results'))).sort();
+  const beforeOther = (await readdir(path.join(env.host.sandbox.conversation('c2').dir, 'results'))).sort();
 
   const cases: [string, string][] = [
     ["SELECT * FROM '/etc/passwd'", 'SQL_FILE_REFUSED'],
@@ -142,7 +142,7 @@ test('query_files refuses every way out of the conversation and every write, eac
   );
   const after = (await readdir(path.join(conversation, 'results'))).filter((name) => !name.includes('query_files')).sort();
   assert.deepEqual(after, before, 'no file was written in the conversation (besides error spills)');
-  assert.deepEqual((await readdir(path.join(env.sandboxRoot, 'c2', 'results'))).sort(), beforeOther);
+  assert.deepEqual((await readdir(path.join(env.host.sandbox.conversation('c2').dir, 'results'))).sort(), beforeOther);
   await assert.rejects(readdir('/tmp/spillway-query-files-escape.csv'));
   // And the conversation's own files still read.
   assert.equal(value(await call(env, 'query_files', { sql: `SELECT count(*) AS n FROM '${source}'` })).rows[0]?.n, 500);

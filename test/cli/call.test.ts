@@ -42,7 +42,8 @@ async function setup(t: TestContext) {
       child.on('close', (code) => resolve({ code, stdout, stderr }));
       child.stdin.end(stdin ?? '');
     });
-  return { dir, call, sandbox: path.join(dir, 'sandbox', 'cli') };
+  // The binary runs in another process: its conversation folder is <root>/<principal>/<conversation>, principal local.
+  return { dir, call, sandbox: path.join(dir, 'sandbox', 'local', 'cli') };
 }
 
 test('spillway call runs a tool through the host: arguments from stdin and --set, result on stdout, --json, spill and record', async (t) => {

@@ -117,7 +117,7 @@ test('hostSpiller writes the full result into the conversation, and the replacem
   const text = (out[2]?.content as { result: string }[])[0]?.result ?? '';
   assert.match(text, /Saved to results\/0001-crm_search\.jsonl \(JSONL table, 500 rows × 5 columns, [\d.]+ KiB\)\. Columns: id, name, amount, active, note\./);
   assert.doesNotMatch(text, /expires|\d{4}-\d\d-\d\dT/);
-  const file = await readFile(path.join(env.sandboxRoot, 'guarded', 'results', '0001-crm_search.jsonl'), 'utf8');
+  const file = await readFile(path.join(env.host.sandbox.conversation('guarded').dir, 'results', '0001-crm_search.jsonl'), 'utf8');
   assert.deepEqual(
     file
       .trim()
@@ -130,7 +130,7 @@ test('hostSpiller writes the full result into the conversation, and the replacem
   const restarted = createMessageGuard({ contextWindow: 20_000, spill: hostSpiller(env.host, { conversationId: 'guarded' }) });
   const again = await restarted(messages);
   assert.equal(JSON.stringify(again.messages), JSON.stringify(out));
-  const files = await readdir(path.join(env.sandboxRoot, 'guarded', 'results'));
+  const files = await readdir(path.join(env.host.sandbox.conversation('guarded').dir, 'results'));
   assert.deepEqual(
     files.filter((name) => !name.endsWith('.meta.json')),
     ['0001-crm_search.jsonl'],

@@ -45,7 +45,7 @@ async function twoReplicas(
 
 test('two replicas sharing one sandbox folder and one Redis number their spills in a conversation without a duplicate', { skip }, async (t) => {
   const redis = await startRedis(t);
-  const { hosts, sandboxRoot } = await twoReplicas(t, redis.url, 'fleet-a:');
+  const { hosts } = await twoReplicas(t, redis.url, 'fleet-a:');
   const calls = 40;
   const results = await Promise.all(
     Array.from({ length: calls }, (_, i) => (hosts[i % 2] as Host).execute({ name: 'rows', arguments: { n: 30 + i } }, { conversationId: 'shared' })),
@@ -59,7 +59,7 @@ test('two replicas sharing one sandbox folder and one Redis number their spills 
     [...numbers].sort((a, b) => a - b),
     Array.from({ length: calls }, (_, i) => i + 1),
   );
-  const files = (await readdir(path.join(sandboxRoot, 'shared', 'results'))).filter((name) => !name.endsWith('.meta.json'));
+  const files = (await readdir(path.join(hosts[0]!.sandbox.conversation('shared').dir, 'results'))).filter((name) => !name.endsWith('.meta.json'));
   assert.equal(files.length, calls, 'every spill is on disk under its own name');
 });
 
@@ -143,7 +143,7 @@ test(
   { skip },
   async (t) => {
     const redis = await startRedis(t);
-    const { hosts, sandboxRoot } = await twoReplicas(t, redis.url, 'fleet-e:');
+    const { hosts } = await twoReplicas(t, redis.url, 'fleet-e:');
     const host = hosts[0] as Host;
     let ran = 0;
     host.registerTool(
@@ -172,7 +172,7 @@ test(
     const check = host.listHealthChecks().find(([name]) => name === 'coordination');
     assert.ok(check !== undefined);
     await assert.rejects(check[1](), { code: 'COORDINATION_UNAVAILABLE' });
-    const files = (await readdir(path.join(sandboxRoot, 'c', 'results'))).filter((name) => !name.endsWith('.meta.json'));
+    const files = (await readdir(path.join(hosts[0]!.sandbox.conversation('c').dir, 'results'))).filter((name) => !name.endsWith('.meta.json'));
     assert.equal(files.length, 1, "only the first call's spill");
   },
 );

@@ -64,7 +64,9 @@ test('the approval callback sees the expanded arguments, the short call and the 
   assert.ok(request.digest?.argumentsFile?.startsWith('outputs/approvals/'));
   assert.ok(prompt.includes(request.digest?.argumentsFile ?? '?'));
   assert.ok(prompt.includes(request.digest?.sha256 ?? '?'));
-  const saved = JSON.parse(await readFile(path.join(env.sandboxRoot, env.conversation, request.digest?.argumentsFile ?? ''), 'utf8')) as unknown;
+  const saved = JSON.parse(
+    await readFile(path.join(env.host.sandbox.conversation(env.conversation).dir, request.digest?.argumentsFile ?? ''), 'utf8'),
+  ) as unknown;
   assert.deepEqual(saved, request.arguments, 'the saved file holds the full arguments');
   const [record] = await env.readRecords();
   assert.deepEqual((record?.executed as { arguments: unknown }).arguments, request.arguments);

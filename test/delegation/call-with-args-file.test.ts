@@ -172,7 +172,7 @@ test('bad input: paths outside the sandbox are refused by the sandbox rules', as
   const outside = path.join(env.dir, 'outside.json');
   await writeFile(outside, '{"title":"t","body":"secret"}');
   await env.put('args/placeholder.json', '{}');
-  await symlink(outside, path.join(env.sandboxRoot, env.conversation, 'args', 'link.json'));
+  await symlink(outside, path.join(env.host.sandbox.conversation(env.conversation).dir, 'args', 'link.json'));
   const cases: [string, string][] = [
     ['../../outside.json', 'PATH_TRAVERSAL'],
     [outside, 'PATH_ABSOLUTE'],

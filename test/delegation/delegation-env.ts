@@ -44,7 +44,7 @@ export async function delegationEnv(overrides: Record<string, unknown> = {}, app
   env.host.registerTool(target('sink'));
   env.host.registerTool(target('gh__create_issue', { upstream: 'gh' }));
   await env.host.sandbox.conversation(conversation).ensure();
-  const folder = path.join(env.sandboxRoot, conversation);
+  const folder = path.join(env.host.sandbox.conversation(conversation).dir);
   return {
     ...env,
     conversation,

@@ -15,7 +15,7 @@ test('the demo walkthrough runs to the end and its files read back', async (t) =
   const report = await runDemo({ host: env.host, conversationId: 'demo-test', print: (line) => lines.push(line) });
   const output = lines.join('\n');
   assert.equal(lines.at(-1), 'Walkthrough finished.');
-  const folder = path.join(env.sandboxRoot, 'demo-test');
+  const folder = path.join(env.host.sandbox.conversation('demo-test').dir);
   assert.equal(report.folder, folder);
 
   // 1. The query: 321 rows, spilled before the model saw them.

@@ -126,7 +126,8 @@ test('spillway serve over Streamable HTTP: rows spill, _meta carries the facts, 
 
   // Its own spill lands in its own folder, numbered from 1 again.
   assert.equal(await spillAndReadBack(second), 'results/0001-fixture_rows.jsonl');
-  const folders = (await readdir(path.join(dir, 'sandbox'))).filter((name) => !name.startsWith('.')).sort();
+  // The binary runs in another process: conversations are <root>/<principal>/<conversation>, principal local without auth.
+  const folders = (await readdir(path.join(dir, 'sandbox', 'local'))).filter((name) => !name.startsWith('.')).sort();
   assert.deepEqual(folders, [firstTransport.sessionId, secondTransport.sessionId].sort());
 
   // An unknown session id is refused rather than served as a new conversation.
@@ -151,7 +152,7 @@ test('spillway serve over stdio: rows spill, _meta carries the facts, read_file 
   // Closing the client awaits the server process's exit; that must happen before the folder goes.
   stopBeforeRemoving(t, () => client.close());
   assert.equal(await spillAndReadBack(client), 'results/0001-fixture_rows.jsonl');
-  assert.deepEqual(await readdir(path.join(dir, 'sandbox', 'stdio-e2e', 'results')), ['0001-fixture_rows.jsonl', '0001-fixture_rows.jsonl.meta.json']);
+  assert.deepEqual(await readdir(path.join(dir, 'sandbox', 'local', 'stdio-e2e', 'results')), ['0001-fixture_rows.jsonl', '0001-fixture_rows.jsonl.meta.json']);
 });
 
 test('the real `spillway serve` binary prints its address and how to connect, answers /healthz and serves the built-in tools', async (t) => {
@@ -199,7 +200,7 @@ test('the real `spillway serve --stdio` binary serves the built-in tools in one 
   await waitForText(transport.stderr, () => stderr, '"msg":"tool call"');
   assert.match(stderr, /"msg":"tool call"/);
   assert.doesNotMatch(stderr, /"arguments"/, 'no argument values at info level');
-  assert.deepEqual(await readdir(path.join(dir, 'sandbox', 'resumed-1')), ['args', 'errors', 'outputs', 'results', 'scripts']);
+  assert.deepEqual(await readdir(path.join(dir, 'sandbox', 'local', 'resumed-1')), ['args', 'errors', 'outputs', 'results', 'scripts']);
 });
 
 /** Resolves when `text()` contains `marker`, checking on each chunk the stream delivers (fails if the stream ends first). */

@@ -23,7 +23,7 @@ test('build_document: an image that is not an image, or is huge, gets a coded er
       assert.match(result.text, pattern);
     }
   }
-  const outputs = await readdir(path.join(env.sandboxRoot, 'c1', 'outputs'));
+  const outputs = await readdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs'));
   assert.deepEqual(outputs.sort(), ['fake.png', 'huge.png'], 'no document, whole or half, was left');
 });
 

@@ -106,6 +106,6 @@ test('export_table XLSX: bad sheet names, a CSV with several sources, CSV option
   await refused({ columns: [{ name: 'amount', format: 'money' }] }, 'INVALID_ARGUMENTS', /format/);
   await refused({ columns: [{ name: 'amount', format: 'currency' }] }, 'FORMAT_INVALID', /currency needs a three-letter/);
   await refused({ locale: 'xx-not-a-locale-at-all' }, 'FORMAT_INVALID', /locale/);
-  const outputs = await readdir(path.join(env.sandboxRoot, 'c1', 'outputs')).catch(() => []);
+  const outputs = await readdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs')).catch(() => []);
   assert.deepEqual(outputs, [], 'nothing half-written under any name');
 });

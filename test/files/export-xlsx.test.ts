@@ -102,7 +102,7 @@ test('rows past a sheet limit are split over sheets, each with the header, and t
   const source = await spillRows(env, rows);
   // The worker module itself, with the sheet limit the tools never lower: 11 rows = header + 10.
   const module = (await import(workerModules.xlsx.href)) as { default: (task: TableTask) => Promise<WorkerReply<TableResult>> };
-  const location = { root: env.sandboxRoot, conversationId: 'c1' };
+  const location = { root: env.sandboxRoot, principal: 'local', conversationId: 'c1' };
   for (const [count, sheets] of [
     [10, 1],
     [11, 2],

@@ -33,7 +33,7 @@ export function ok(result: ExecuteResult): Record<string, unknown> & { path: str
 }
 
 export function outputPath(env: TempHost, relative: string, conversationId = 'c1'): string {
-  return path.join(env.sandboxRoot, conversationId, relative);
+  return path.join(env.host.sandbox.conversation(conversationId).dir, relative);
 }
 
 /** Parses a CSV output with csv-parse (an independent reader): an array of records of strings. */

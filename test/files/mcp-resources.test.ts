@@ -47,7 +47,7 @@ test('over MCP: an export comes back as a resource_link that resources/read retu
   const read = await client.readResource({ uri: link.uri });
   const blob = (read.contents[0] as { blob?: string }).blob;
   assert.ok(blob);
-  const onDisk = await readFile(path.join(env.sandboxRoot, transport.sessionId as string, 'outputs', link.name as string));
+  const onDisk = await readFile(path.join(env.host.sandbox.conversation(transport.sessionId as string).dir, 'outputs', link.name as string));
   assert.deepEqual(Buffer.from(blob, 'base64'), onDisk);
   const workbook = XLSX.read(Buffer.from(blob, 'base64'), { type: 'buffer' });
   const data = XLSX.utils.sheet_to_json<Record<string, unknown>>(workbook.Sheets.Data as XLSX.WorkSheet);

@@ -54,9 +54,9 @@ test('a malformed task is a coded error, a timeout stops the thread, and the poo
   t.after(() => pool.close());
   await assert.rejects(pool.run('csv', {}), (error: unknown) => (error as { code?: string }).code === 'WORKER_FAILED');
   const task = {
-    source: { kind: 'sandbox', root: env.sandboxRoot, conversationId: 'c1', path: source },
+    source: { kind: 'sandbox', root: env.sandboxRoot, principal: 'local', conversationId: 'c1', path: source },
     selection: { sort: [] },
-    output: { kind: 'sandbox', root: env.sandboxRoot, conversationId: 'c1', filename: 'ok.csv', onExisting: 'refuse' },
+    output: { kind: 'sandbox', root: env.sandboxRoot, principal: 'local', conversationId: 'c1', filename: 'ok.csv', onExisting: 'refuse' },
   };
   const result = await pool.run<{ rows: number }>('csv', task);
   assert.equal(result.rows, 20);

@@ -59,5 +59,5 @@ test('a bare host has no disk quota of its own: retention adds it through the ho
   const first = await host.execute({ name: 'text', arguments: { size: 5000 } }, { conversationId: 'c1' });
   await host.execute({ name: 'text', arguments: { size: 5000 } }, { conversationId: 'c1' });
   // Without the hook nothing evicts the first spill, although the conversation is over its quota.
-  await stat(path.join(host.sandbox.root, 'c1', first.spill?.path ?? 'missing'));
+  await stat(path.join(host.sandbox.conversation('c1').dir, first.spill?.path ?? 'missing'));
 });

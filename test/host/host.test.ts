@@ -125,7 +125,7 @@ test('a 50 MB error is spilled to errors/ whole, and the model gets its head and
   assert.ok(result.text.includes('RuntimeError: the exception line at the very end'));
   assert.ok(result.text.length < 10_000, `model text is short (${result.text.length})`);
   assert.match(result.text, new RegExp(`the full text is in ${result.spill!.path}`));
-  const written = await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8');
+  const written = await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, result.spill!.path), 'utf8');
   assert.equal(written, head + middle + tail);
   assert.equal(result.spill?.bytes, Buffer.byteLength(written));
 });
@@ -144,7 +144,7 @@ test('invalid JSON inside an MCP text block stays text and spills as .txt', asyn
   assert.equal(result.isError, false);
   assert.equal(result.spill?.format, 'text');
   assert.match(result.spill!.path, /^results\/0001-upstream\.txt$/);
-  assert.equal(await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8'), body);
+  assert.equal(await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, result.spill!.path), 'utf8'), body);
 });
 
 test('an MCP text block holding JSON is unwrapped: a table becomes JSONL, never one escaped line', async (t) => {
@@ -158,7 +158,7 @@ test('an MCP text block holding JSON is unwrapped: a table becomes JSONL, never 
     handler: () => ({ mcp: { content: [{ type: 'text', text: JSON.stringify(rows) }] } }),
   });
   const result = await env.host.execute({ name: 'upstream', arguments: {} }, { conversationId });
-  const lines = (await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8')).trimEnd().split('\n');
+  const lines = (await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, result.spill!.path), 'utf8')).trimEnd().split('\n');
   assert.equal(lines.length, 40);
   assert.deepEqual(
     lines.map((line) => JSON.parse(line)),
@@ -194,7 +194,7 @@ test('an empty result says it is empty and writes nothing', async (t) => {
     assert.equal(result.spill, undefined);
     assert.match(result.text, /empty result/i);
   }
-  assert.deepEqual(await readdir(path.join(env.sandboxRoot, conversationId, 'results')).catch(() => []), []);
+  assert.deepEqual(await readdir(path.join(env.host.sandbox.conversation(conversationId).dir, 'results')).catch(() => []), []);
 });
 
 test('a lone surrogate and a NUL character: the call succeeds, the file is valid UTF-8 and says what was replaced', async (t) => {
@@ -211,13 +211,13 @@ test('a lone surrogate and a NUL character: the call succeeds, the file is valid
   const textResult = await env.host.execute({ name: 'odd_text', arguments: {} }, { conversationId });
   assert.equal(textResult.isError, false);
   assert.equal(textResult.spill?.replacedInvalidUnicode, true);
-  const bytes = await readFile(path.join(env.sandboxRoot, conversationId, textResult.spill!.path));
+  const bytes = await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, textResult.spill!.path));
   assert.equal(bytes.toString('utf8'), text.replace('\ud800', '\ufffd'));
   assert.equal(textResult.spill?.bytes, bytes.length);
 
   const rowsResult = await env.host.execute({ name: 'odd_rows', arguments: {} }, { conversationId });
   assert.equal(rowsResult.spill?.format, 'jsonl');
-  const lines = (await readFile(path.join(env.sandboxRoot, conversationId, rowsResult.spill!.path), 'utf8')).trimEnd().split('\n');
+  const lines = (await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, rowsResult.spill!.path), 'utf8')).trimEnd().split('\n');
   // JSON escapes both, so the table round-trips exactly.
   assert.equal((JSON.parse(lines[3]!) as { odd: string }).odd, 'a\0b\udc00c');
   assert.equal(rowsResult.spill?.replacedInvalidUnicode, undefined);
@@ -262,7 +262,7 @@ test('a table spills to JSONL with rows written, columns in first-seen order and
   assert.equal(result.spill?.rows, 62);
   assert.deepEqual(result.spill?.columns, ['id', 'name', 'extra', 'score']);
   assert.deepEqual(result.spill?.columnTypes, { id: 'integer', name: 'string', extra: 'boolean', score: 'number' });
-  const file = path.join(env.sandboxRoot, conversationId, result.spill!.path);
+  const file = path.join(env.host.sandbox.conversation(conversationId).dir, result.spill!.path);
   const meta = JSON.parse(await readFile(`${file}.meta.json`, 'utf8')) as Record<string, unknown>;
   assert.deepEqual(meta, JSON.parse(JSON.stringify(result.spill)));
   assert.equal(meta.tool, 'rows');
@@ -283,7 +283,7 @@ test('a table inside an object keeps the other members as its envelope; other JS
   assert.equal(wrapped.spill?.rows, 30);
   const nested = await env.host.execute({ name: 'nested', arguments: {} }, { conversationId });
   assert.equal(nested.spill?.format, 'json');
-  const written = await readFile(path.join(env.sandboxRoot, conversationId, nested.spill!.path), 'utf8');
+  const written = await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, nested.spill!.path), 'utf8');
   assert.equal(written, JSON.stringify({ config: { deep: Array.from({ length: 500 }, (_, i) => i) }, names: ['a'] }, null, 2));
 });
 
@@ -325,7 +325,7 @@ test('binary blocks (an image) become their own files', async (t) => {
   const result = await env.host.execute({ name: 'chart', arguments: {} }, { conversationId });
   assert.equal(result.files.length, 1);
   assert.match(result.files[0]!.path, /^results\/0001-chart\.png$/);
-  assert.deepEqual(await readFile(path.join(env.sandboxRoot, conversationId, result.files[0]!.path)), png);
+  assert.deepEqual(await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, result.files[0]!.path)), png);
 });
 
 test('the execution record holds one JSONL line per call: arguments as called and as executed, timings, outcome, spill path', async (t) => {
@@ -385,7 +385,7 @@ test('a table that arrives as JSON text (compact, spaced or pretty-printed) is w
       handler: () => ({ mcp: { content: [{ type: 'text', text: source }] } }),
     });
     const result = await env.host.execute({ name: `source${index}`, arguments: {} }, { conversationId });
-    const written = await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8');
+    const written = await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, result.spill!.path), 'utf8');
     const lines = written.split('\n');
     assert.equal(lines.pop(), '');
     assert.equal(lines.length, 30, `source ${index}`);
@@ -403,9 +403,9 @@ test('a results/ folder removed while the host runs (the sweep removes empty fol
   env.host.registerTool(rowsTool(makeRows(40)));
   assert.ok((await env.host.execute({ name: 'rows', arguments: {} }, { conversationId })).spill);
   const { rm } = await import('node:fs/promises');
-  await rm(path.join(env.sandboxRoot, conversationId, 'results'), { recursive: true });
+  await rm(path.join(env.host.sandbox.conversation(conversationId).dir, 'results'), { recursive: true });
   const again = await env.host.execute({ name: 'rows', arguments: {} }, { conversationId });
   assert.equal(again.spill?.path, 'results/0002-rows.jsonl');
-  await rm(path.join(env.sandboxRoot, conversationId), { recursive: true });
+  await rm(path.join(env.host.sandbox.conversation(conversationId).dir), { recursive: true });
   assert.equal((await env.host.execute({ name: 'rows', arguments: {} }, { conversationId })).spill?.path, 'results/0003-rows.jsonl');
 });

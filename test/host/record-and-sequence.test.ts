@@ -12,7 +12,7 @@ test('a spill after the sweep never reuses the number of a swept file', async (t
   t.after(() => env.cleanup());
   env.host.registerTool({ name: 'rows', description: 'rows', inputSchema: { type: 'object' }, handler: () => ({ value: makeRows(50) }) });
   // The conversation's results/ is empty, but the sweep logged that 0007 existed once.
-  const conversation = path.join(env.sandboxRoot, 'c-seq');
+  const conversation = path.join(env.host.sandbox.conversation('c-seq').dir);
   await mkdir(path.join(conversation, 'results'), { recursive: true });
   await writeFile(path.join(conversation, '.expired.jsonl'), `${JSON.stringify({ path: 'results/0007-rows.jsonl', expiredAt: '2026-11-01T00:00:00.000Z' })}\n`);
   const result = await env.host.execute({ name: 'rows', arguments: {} }, { conversationId: 'c-seq' });

@@ -8,7 +8,7 @@ import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/output.js';
 import { acquireSweepLock } from '../../src/retention/sweep-lock.js';
 import type { SweepReport } from '../../src/retention/sweep-report.js';
-import { seedFile, tempSandbox } from './seed-sandbox.js';
+import { at, reported, seedFile, tempSandbox } from './seed-sandbox.js';
 
 function captureIo(): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
@@ -34,7 +34,7 @@ test('cleanup --dry-run lists what would go and deletes nothing; the real run de
   const dry = captureIo();
   assert.equal(await main(['cleanup', '--root', root, '--dry-run', '--older-than', '36h'], dry), 0);
   const listed = dry.stdout[0]?.split('\n') ?? [];
-  assert.deepEqual(listed.sort(), ['a/results/0001-q.jsonl', 'a/results/0001-q.jsonl.meta.json', 'b/scripts/s.js']);
+  assert.deepEqual(listed.sort(), ['a/results/0001-q.jsonl', 'a/results/0001-q.jsonl.meta.json', 'b/scripts/s.js'].map(reported));
   assert.match(dry.stdout[1] ?? '', /Dry run: nothing was deleted/);
   assert.match(dry.stdout[1] ?? '', /would delete: +3 files/);
   for (const file of listed) await stat(path.join(root, file));
@@ -43,8 +43,8 @@ test('cleanup --dry-run lists what would go and deletes nothing; the real run de
   assert.equal(await main(['cleanup', '--root', root, '--older-than', '36h', '--list'], real), 0);
   assert.deepEqual(real.stdout[0]?.split('\n').sort(), listed.sort());
   for (const file of listed) await assert.rejects(stat(path.join(root, file)));
-  await stat(path.join(root, 'a/results/0002-q.jsonl'));
-  await stat(path.join(root, 'a/outputs/old-report.csv'));
+  await stat(at(root, 'a/results/0002-q.jsonl'));
+  await stat(at(root, 'a/outputs/old-report.csv'));
 });
 
 test('cleanup --json prints the report as one JSON line; the default age is retention.days from --config', async (t) => {
@@ -61,7 +61,7 @@ test('cleanup --json prints the report as one JSON line; the default age is rete
   assert.equal(report.root, root);
   assert.deepEqual(report.deleted, { files: 3, bytes: report.deleted.bytes });
   assert.equal(report.dryRun, false);
-  assert.deepEqual(await readdir(path.join(root, 'b/args')), ['call.json'], 'younger than 2 days: kept');
+  assert.deepEqual(await readdir(at(root, 'b/args')), ['call.json'], 'younger than 2 days: kept');
 });
 
 test('cleanup refuses a root without the marker and a root of / with exit status 1 and a message', async (t) => {
@@ -105,7 +105,7 @@ test('the spillway binary runs cleanup and exits with its status', async (t) => 
   const { stdout } = await run(process.execPath, [bin, 'cleanup', '--root', root, '--json']);
   assert.equal((JSON.parse(stdout) as SweepReport).deleted.files, 2);
   await assert.rejects(
-    run(process.execPath, [bin, 'cleanup', '--root', path.join(root, 'a')]),
+    run(process.execPath, [bin, 'cleanup', '--root', at(root, 'a')]),
     (error: { code?: number; stderr?: string }) => error.code === 1 && /marker/.test(error.stderr ?? ''),
   );
 });

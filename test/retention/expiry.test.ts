@@ -17,7 +17,7 @@ test('reading a swept spill through read_file says when it expired and to run th
   assert.match(spilled.text, new RegExp(`expires ${spill.expiresAt.replace(/[.]/g, '\\.')}`));
   assert.equal(Date.parse(spill.expiresAt) - Date.parse(spill.createdAt), 7 * day);
 
-  const absolute = path.join(env.sandboxRoot, 'c1', spill.path);
+  const absolute = path.join(env.host.sandbox.conversation('c1').dir, spill.path);
   const old = new Date(Date.now() - 8 * day);
   await utimes(absolute, old, old);
   await utimes(`${absolute}.meta.json`, old, old);

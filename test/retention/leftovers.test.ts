@@ -92,10 +92,10 @@ test('temporary files past the grace period go from every folder, outputs/ inclu
   assert.equal(await main(['cleanup', '--root', env.sandboxRoot, '--dry-run'], dry), 0);
   const listed = (dry.stdout.find((block) => block.includes('(leftover:')) ?? '').split('\n').sort();
   assert.deepEqual(listed, [
-    'c1/outputs/.big.xlsx.77.aaaaaaaaaaaa.tmp (leftover: temporary file)',
-    'c1/outputs/sub/.x.csv.77.bbbbbbbbbbbb.tmp (leftover: temporary file)',
-    'c1/results/.0003-q.jsonl.77.cccccccccccc.tmp (leftover: temporary file)',
-    'c1/results/0004-q.jsonl.meta.json (leftover: sidecar without data)',
+    'local/c1/outputs/.big.xlsx.77.aaaaaaaaaaaa.tmp (leftover: temporary file)',
+    'local/c1/outputs/sub/.x.csv.77.bbbbbbbbbbbb.tmp (leftover: temporary file)',
+    'local/c1/results/.0003-q.jsonl.77.cccccccccccc.tmp (leftover: temporary file)',
+    'local/c1/results/0004-q.jsonl.meta.json (leftover: sidecar without data)',
   ]);
   for (const relative of old) await lstat(at(relative));
 

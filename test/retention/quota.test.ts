@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { sweepSandbox } from '../../src/retention/sweep.js';
 import { tempHost } from '../helpers/temp-host.js';
-import { day, seedFile, tempSandbox } from './seed-sandbox.js';
+import { at, day, reported, seedFile, tempSandbox } from './seed-sandbox.js';
 
 const kib = (n: number) => 'x'.repeat(n * 1024);
 
@@ -18,13 +18,13 @@ test('the sweep evicts the oldest non-output files of a conversation over maxByt
   await seedFile(root, 'b/results/0001-q.jsonl', 6, nowMs, kib(10));
   const report = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs), quota: { maxBytes: 0, maxBytesPerConversation: 55 * 1024 } });
   // a held 70 KiB: the two oldest spills go (to 50 KiB); the output stays although it is the oldest file.
-  assert.deepEqual((await readdir(path.join(root, 'a/results'))).sort(), ['0003-q.jsonl', '0004-q.jsonl']);
-  await stat(path.join(root, 'a/outputs/big.csv'));
-  await stat(path.join(root, 'b/results/0001-q.jsonl'));
+  assert.deepEqual((await readdir(at(root, 'a/results'))).sort(), ['0003-q.jsonl', '0004-q.jsonl']);
+  await stat(at(root, 'a/outputs/big.csv'));
+  await stat(at(root, 'b/results/0001-q.jsonl'));
   assert.deepEqual(report.quotaEvictions, { files: 2, bytes: 20 * 1024 });
   assert.equal(report.deleted.files, 2);
   assert.equal(report.scanned.files, report.deleted.files + report.kept.files + report.skipped.files + report.errors.files);
-  const log = await readFile(path.join(root, 'a/.expired.jsonl'), 'utf8');
+  const log = await readFile(at(root, 'a/.expired.jsonl'), 'utf8');
   assert.match(log, /results\/0001-q\.jsonl/);
   assert.match(log, /results\/0002-q\.jsonl/);
 });
@@ -41,12 +41,12 @@ test('over maxBytes the oldest non-output files of any conversation go first; a 
   await seedFile(root, 'b/results/0002-q.jsonl', 9, nowMs, kib(10)); // expired by age anyway
   const quota = { maxBytes: 25 * 1024, maxBytesPerConversation: 0 };
   const dry = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs), quota, dryRun: true, listPaths: true });
-  assert.deepEqual(dry.paths, ['b/results/0002-q.jsonl', 'a/results/0001-q.jsonl', 'a/results/0001-q.jsonl.meta.json', 'b/errors/0001-e.txt']);
-  await stat(path.join(root, 'a/results/0001-q.jsonl'));
+  assert.deepEqual(dry.paths, ['b/results/0002-q.jsonl', 'a/results/0001-q.jsonl', 'a/results/0001-q.jsonl.meta.json', 'b/errors/0001-e.txt'].map(reported));
+  await stat(at(root, 'a/results/0001-q.jsonl'));
   const real = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs), quota, listPaths: true });
   assert.deepEqual(real.paths, dry.paths);
-  await stat(path.join(root, 'a/args/x.json'));
-  await stat(path.join(root, 'b/outputs/keep.xlsx'));
+  await stat(at(root, 'a/args/x.json'));
+  await stat(at(root, 'b/outputs/keep.xlsx'));
   // 20 KiB of files left, plus the expiry log the age pass wrote (the quota counts every byte).
   assert.ok(real.bytesAfter !== undefined && real.bytesAfter >= 20 * 1024 && real.bytesAfter < 20 * 1024 + 512, String(real.bytesAfter));
 });
@@ -65,16 +65,16 @@ test('a spill that passes maxBytesPerConversation evicts the oldest spills of th
     const result = await env.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'c1' });
     assert.ok(result.spill !== undefined, 'the result spilled');
     paths.push(result.spill.path);
-    await stat(path.join(env.sandboxRoot, 'c1', result.spill.path));
+    await stat(path.join(env.host.sandbox.conversation('c1').dir, result.spill.path));
   }
-  const left = (await readdir(path.join(env.sandboxRoot, 'c1/results'))).filter((name) => !name.endsWith('.meta.json')).sort();
+  const left = (await readdir(at(env.sandboxRoot, 'c1/results'))).filter((name) => !name.endsWith('.meta.json')).sort();
   assert.deepEqual(
     left,
     paths.slice(-3).map((entry) => path.basename(entry)),
     'the three newest spills fit in 40 KiB beside the 5 KiB output',
   );
-  await stat(path.join(env.sandboxRoot, 'c1/outputs/kept.csv'));
-  await stat(path.join(env.sandboxRoot, 'c2/results/0001-other.txt'));
+  await stat(at(env.sandboxRoot, 'c1/outputs/kept.csv'));
+  await stat(at(env.sandboxRoot, 'c2/results/0001-other.txt'));
   const read = await env.host.execute({ name: 'read_file', arguments: { path: paths[0] } }, { conversationId: 'c1' });
   assert.equal(read.error?.code, 'PATH_EXPIRED');
 });
@@ -88,11 +88,23 @@ test("a spill that passes maxBytes evicts its own conversation's oldest files, n
   await seedFile(env.sandboxRoot, 'old/outputs/keep.csv', 4, nowMs, kib(10));
   await seedFile(env.sandboxRoot, 'new/results/0001-q.txt', 3, nowMs, kib(10));
   const first = await env.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'new' });
-  await stat(path.join(env.sandboxRoot, 'new/results/0001-q.txt')); // 40 KiB + metadata: still under
+  await stat(at(env.sandboxRoot, 'new/results/0001-q.txt')); // 40 KiB + metadata: still under
   const second = await env.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'new' });
-  await assert.rejects(stat(path.join(env.sandboxRoot, 'new/results/0001-q.txt')), "the writing conversation's oldest file went");
-  await stat(path.join(env.sandboxRoot, 'old/results/0001-q.txt')); // older, but another conversation's: kept
-  await stat(path.join(env.sandboxRoot, 'old/outputs/keep.csv'));
-  await stat(path.join(env.sandboxRoot, 'new', first.spill?.path ?? 'missing'));
-  await stat(path.join(env.sandboxRoot, 'new', second.spill?.path ?? 'missing'));
+  await assert.rejects(stat(at(env.sandboxRoot, 'new/results/0001-q.txt')), "the writing conversation's oldest file went");
+  await stat(at(env.sandboxRoot, 'old/results/0001-q.txt')); // older, but another conversation's: kept
+  await stat(at(env.sandboxRoot, 'old/outputs/keep.csv'));
+  await stat(at(env.sandboxRoot, 'new', first.spill?.path ?? 'missing'));
+  await stat(at(env.sandboxRoot, 'new', second.spill?.path ?? 'missing'));
+});
+
+test("per conversation means per principal and conversation: bob's spills in c1 never evict alice's c1", async (t) => {
+  const env = await tempHost({ retention: { maxBytes: 0, maxBytesPerConversation: 25 * 1024 } });
+  t.after(() => env.cleanup());
+  env.host.registerTool({ name: 'blob', description: 'blob', inputSchema: { type: 'object' }, handler: () => ({ value: kib(10) }) });
+  const alice = await env.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'c1', principal: 'alice' });
+  const aliceFile = path.join(env.host.sandbox.conversation('c1', 'alice').dir, alice.spill?.path ?? 'missing');
+  for (let call = 0; call < 4; call += 1) await env.host.execute({ name: 'blob', arguments: {} }, { conversationId: 'c1', principal: 'bob' });
+  const bobLeft = (await readdir(path.join(env.host.sandbox.conversation('c1', 'bob').dir, 'results'))).filter((name) => !name.endsWith('.meta.json'));
+  assert.ok(bobLeft.length < 4, "bob's own conversation went over its quota and lost its oldest spills");
+  assert.equal(await readFile(aliceFile, 'utf8'), kib(10), "alice's spill in her c1 is untouched");
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { sweepSandbox } from '../../src/retention/sweep.js';
-import { day, seedFile, tempSandbox } from './seed-sandbox.js';
+import { at, day, reported, seedFile, tempSandbox } from './seed-sandbox.js';
 
 const folders = ['results', 'errors', 'args', 'scripts', 'outputs'] as const;
 
@@ -49,16 +49,16 @@ test('for any sandbox, the sweep removes exactly the non-output files older than
               if (file.sidecar) expected.push(`${relative}.meta.json`);
             }
           }
-          const before = await listTree(root);
+          const before = await listTree(at(root));
           const dry = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs), dryRun: true, listPaths: true });
-          assert.deepEqual(await listTree(root), before);
+          assert.deepEqual(await listTree(at(root)), before);
           const report = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs) });
-          const after = await listTree(root);
+          const after = await listTree(at(root));
           assert.deepEqual(
             before.filter((file) => !after.includes(file)),
             expected.sort(),
           );
-          assert.deepEqual(dry.paths?.filter((entry) => !entry.endsWith('/')).sort(), expected.sort());
+          assert.deepEqual(dry.paths?.filter((entry) => !entry.endsWith('/')).sort(), expected.map(reported).sort());
           assert.equal(report.deleted.files, expected.length);
           assert.equal(report.scanned.files, report.deleted.files + report.kept.files + report.skipped.files + report.errors.files);
         } finally {

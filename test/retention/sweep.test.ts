@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { SpillwayError } from '../../src/errors.js';
 import { sweepSandbox } from '../../src/retention/sweep.js';
-import { ageFolder, day, seedFile, tempSandbox } from './seed-sandbox.js';
+import { ageFolder, at, day, reported, seedFile, tempSandbox } from './seed-sandbox.js';
 
 const week = 7 * day;
 
@@ -60,7 +60,7 @@ test('across many conversations exactly the expired non-output files go, with th
     }
   }
   const report = await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs) });
-  const left = await listTree(root);
+  const left = await listTree(at(root));
   const gone = all.filter((file) => !left.includes(file)).sort();
   assert.deepEqual(gone, expected.sort());
   assert.ok(left.filter((file) => file.includes('/outputs/')).length === 160, 'every output is still there');
@@ -72,7 +72,7 @@ test('across many conversations exactly the expired non-output files go, with th
   assert.equal(report.errors.files, 0);
   // The fixed folders stay even when emptied.
   for (let c = 0; c < 40; c += 1)
-    assert.deepEqual((await readdir(path.join(root, `conv-${c}`))).filter((name) => !name.startsWith('.')).sort(), [
+    assert.deepEqual((await readdir(at(root, `conv-${c}`))).filter((name) => !name.startsWith('.')).sort(), [
       'args',
       'errors',
       'outputs',
@@ -92,22 +92,22 @@ test('a dry run deletes nothing and lists exactly what the real sweep then delet
   await seedFile(root, 'a/outputs/report.csv', 30, nowMs);
   await seedFile(root, 'b/scripts/s.js', 10, nowMs);
   await seedFile(root, 'b/errors/0003-x.txt', 1, nowMs);
-  const before = await listTree(root);
+  const before = await listTree(at(root));
 
   const dry = await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs), dryRun: true, listPaths: true });
-  assert.deepEqual(await listTree(root), before, 'nothing was deleted');
-  await assert.rejects(lstat(path.join(root, 'a', '.expired.jsonl')), 'a dry run writes no expiry log');
+  assert.deepEqual(await listTree(at(root)), before, 'nothing was deleted');
+  await assert.rejects(lstat(at(root, 'a', '.expired.jsonl')), 'a dry run writes no expiry log');
   assert.equal(dry.dryRun, true);
 
   const real = await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs), listPaths: true });
-  const after = await listTree(root);
+  const after = await listTree(at(root));
   const gone = before.filter((file) => !after.includes(file));
   assert.deepEqual([...(dry.paths ?? [])].sort(), [...(real.paths ?? [])].sort());
-  assert.deepEqual((dry.paths ?? []).filter((entry) => !entry.endsWith('/')).sort(), gone.sort());
+  assert.deepEqual((dry.paths ?? []).filter((entry) => !entry.endsWith('/')).sort(), gone.map(reported).sort());
   assert.deepEqual(dry.deleted, real.deleted);
-  assert.ok(dry.paths?.includes('a/args/batch/'), 'the emptied sub-folder is listed');
-  await assert.rejects(stat(path.join(root, 'a/args/batch')), 'the emptied sub-folder went');
-  await stat(path.join(root, 'a/args'));
+  assert.ok(dry.paths?.includes(reported('a/args/batch/')), 'the emptied sub-folder is listed');
+  await assert.rejects(stat(at(root, 'a/args/batch')), 'the emptied sub-folder went');
+  await stat(at(root, 'a/args'));
 });
 
 test('a symlink in results/ pointing outside is removed as a link; its target is never touched', async (t) => {
@@ -118,26 +118,26 @@ test('a symlink in results/ pointing outside is removed as a link; its target is
   await writeFile(outside, 'do not delete\n');
   const old = new Date(nowMs - 30 * day);
   await (await import('node:fs/promises')).utimes(outside, old, old);
-  await mkdir(path.join(root, 'c/results'), { recursive: true });
-  const link = path.join(root, 'c/results/0001-link.jsonl');
+  await mkdir(at(root, 'c/results'), { recursive: true });
+  const link = at(root, 'c/results/0001-link.jsonl');
   await symlink(outside, link);
   execFileSync('touch', ['-h', '-d', new Date(nowMs - 10 * day).toISOString(), link]);
   // A young link to an old file stays (the link's own age counts, the target's is never looked at).
-  const youngLink = path.join(root, 'c/results/0002-link.jsonl');
+  const youngLink = at(root, 'c/results/0002-link.jsonl');
   await symlink(outside, youngLink);
   // A symlinked fixed folder is not followed at all.
   const outsideDir = path.join(path.dirname(root), 'elsewhere');
   await mkdir(outsideDir);
-  await seedFile(outsideDir, 'old.txt', 30, nowMs);
-  await mkdir(path.join(root, 'd'));
-  await symlink(outsideDir, path.join(root, 'd/scripts'));
+  await writeFile(path.join(outsideDir, 'old.txt'), 'old\n');
+  await mkdir(at(root, 'd'), { recursive: true });
+  await symlink(outsideDir, at(root, 'd/scripts'));
 
   const report = await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs) });
   await assert.rejects(lstat(link), 'the old link is gone');
   assert.ok((await lstat(youngLink)).isSymbolicLink());
   assert.equal(await readFile(outside, 'utf8'), 'do not delete\n');
   await stat(path.join(outsideDir, 'old.txt'));
-  assert.ok(report.problems.some((problem) => problem.code === 'SYMLINK_FOLDER' && problem.path === 'd/scripts'));
+  assert.ok(report.problems.some((problem) => problem.code === 'SYMLINK_FOLDER' && problem.path === reported('d/scripts')));
   assert.equal(report.errors.files, 0);
 });
 
@@ -202,7 +202,7 @@ test('a file that cannot be deleted is counted as an error and the sweep goes on
   }
   assert.equal(report.errors.files, 1);
   assert.equal(report.deleted.files, 1);
-  assert.equal(report.problems[0]?.path, 'c/results/0001-stuck.jsonl');
+  assert.equal(report.problems[0]?.path, reported('c/results/0001-stuck.jsonl'));
   assert.equal(report.problems[0]?.code, 'EPERM');
   await stat(stuck);
   await assert.rejects(stat(other));
@@ -231,7 +231,7 @@ test('a root without the marker and a root of / are refused before anything is t
     (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID',
   );
   await assert.rejects(
-    sweepSandbox({ root: path.join(root, 'missing'), olderThanMs: week }),
+    sweepSandbox({ root: at(root, 'missing'), olderThanMs: week }),
     (error: unknown) => SpillwayError.is(error) && error.code === 'SANDBOX_ROOT_INVALID',
   );
 });
@@ -268,38 +268,38 @@ test('temporary files of writes in progress stay; crashed leftovers older than t
   await stat(fresh);
   await assert.rejects(stat(leftover));
   assert.equal(report.deleted.files, 1);
-  await assert.rejects(readFile(path.join(root, 'c', '.expired.jsonl'), 'utf8'), 'temporary files are not recorded as expired');
+  await assert.rejects(readFile(at(root, 'c', '.expired.jsonl'), 'utf8'), 'temporary files are not recorded as expired');
 });
 
 test('empty sub-folders go only when the sweep emptied them or they are old; idle empty conversations go one period later', async (t) => {
   const { root, cleanup } = await tempSandbox();
   t.after(cleanup);
   const nowMs = Date.now();
-  await mkdir(path.join(root, 'c/args/just-made'), { recursive: true });
-  await mkdir(path.join(root, 'c/args/old-empty'), { recursive: true });
-  await ageFolder(path.join(root, 'c/args/old-empty'), 9, nowMs);
+  await mkdir(at(root, 'c/args/just-made'), { recursive: true });
+  await mkdir(at(root, 'c/args/old-empty'), { recursive: true });
+  await ageFolder(at(root, 'c/args/old-empty'), 9, nowMs);
   await seedFile(root, 'c/results/0001-a.jsonl', 9, nowMs);
 
   // An idle conversation: empty fixed folders, untouched for longer than the retention.
-  for (const folder of ['results', 'errors', 'args', 'scripts', 'outputs']) await mkdir(path.join(root, 'idle', folder), { recursive: true });
-  await writeFile(path.join(root, 'idle', '.expired.jsonl'), '{"path":"results/x","expiredAt":"2020-01-01T00:00:00.000Z"}\n');
-  for (const name of ['results', 'errors', 'args', 'scripts', 'outputs', '.expired.jsonl']) await ageFolder(path.join(root, 'idle', name), 9, nowMs);
-  await ageFolder(path.join(root, 'idle'), 9, nowMs);
+  for (const folder of ['results', 'errors', 'args', 'scripts', 'outputs']) await mkdir(at(root, 'idle', folder), { recursive: true });
+  await writeFile(at(root, 'idle', '.expired.jsonl'), '{"path":"results/x","expiredAt":"2020-01-01T00:00:00.000Z"}\n');
+  for (const name of ['results', 'errors', 'args', 'scripts', 'outputs', '.expired.jsonl']) await ageFolder(at(root, 'idle', name), 9, nowMs);
+  await ageFolder(at(root, 'idle'), 9, nowMs);
   // Same, but outputs/ holds a file: it stays.
   await seedFile(root, 'kept/outputs/report.csv', 30, nowMs);
-  for (const folder of ['results', 'errors', 'args', 'scripts']) await mkdir(path.join(root, 'kept', folder), { recursive: true });
-  for (const name of ['results', 'errors', 'args', 'scripts', 'outputs']) await ageFolder(path.join(root, 'kept', name), 9, nowMs);
-  await ageFolder(path.join(root, 'kept'), 9, nowMs);
+  for (const folder of ['results', 'errors', 'args', 'scripts']) await mkdir(at(root, 'kept', folder), { recursive: true });
+  for (const name of ['results', 'errors', 'args', 'scripts', 'outputs']) await ageFolder(at(root, 'kept', name), 9, nowMs);
+  await ageFolder(at(root, 'kept'), 9, nowMs);
 
   const report = await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs), listPaths: true });
-  await stat(path.join(root, 'c/args/just-made'));
-  await assert.rejects(stat(path.join(root, 'c/args/old-empty')));
-  await assert.rejects(stat(path.join(root, 'idle')));
-  await stat(path.join(root, 'kept/outputs/report.csv'));
+  await stat(at(root, 'c/args/just-made'));
+  await assert.rejects(stat(at(root, 'c/args/old-empty')));
+  await assert.rejects(stat(at(root, 'idle')));
+  await stat(at(root, 'kept/outputs/report.csv'));
   assert.equal(report.conversationsRemoved, 1);
-  assert.ok(report.paths?.includes('idle/'));
+  assert.ok(report.paths?.includes(reported('idle/')));
   // c was emptied by this sweep: it stays (with its "expired on …" log) for another period.
-  assert.deepEqual((await readdir(path.join(root, 'c'))).sort(), ['.expired.jsonl', 'args', 'results']);
+  assert.deepEqual((await readdir(at(root, 'c'))).sort(), ['.expired.jsonl', 'args', 'results']);
   const again = await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs) });
   assert.equal(again.conversationsRemoved, 0);
 });
@@ -312,7 +312,7 @@ test('the sweep records removed files so the expiry log names them with the swee
   await seedFile(root, 'c/results/0001-a.jsonl.meta.json', 9, nowMs, '{}');
   await seedFile(root, 'c/scripts/sub/s.js', 9, nowMs);
   await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs) });
-  const lines = (await readFile(path.join(root, 'c', '.expired.jsonl'), 'utf8'))
+  const lines = (await readFile(at(root, 'c', '.expired.jsonl'), 'utf8'))
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as { path: string; expiredAt: string });
@@ -327,7 +327,7 @@ test('a larger sandbox (3,000 files in 60 conversations) is swept completely (10
   const old = new Date(nowMs - 10 * day);
   const { utimes } = await import('node:fs/promises');
   for (let c = 0; c < 60; c += 1) {
-    const dir = path.join(root, `c${c}`, 'results');
+    const dir = at(root, `c${c}`, 'results');
     await mkdir(dir, { recursive: true });
     await Promise.all(
       Array.from({ length: 50 }, async (_, f) => {
@@ -341,7 +341,7 @@ test('a larger sandbox (3,000 files in 60 conversations) is swept completely (10
   assert.equal(report.scanned.files, 3_000);
   assert.equal(report.deleted.files, 1_500);
   assert.equal(report.kept.files, 1_500);
-  assert.equal((await readdir(path.join(root, 'c7', 'results'))).length, 25);
+  assert.equal((await readdir(at(root, 'c7', 'results'))).length, 25);
 });
 
 test('an expiry log that is a symlink is never written through', async (t) => {
@@ -351,9 +351,9 @@ test('an expiry log that is a symlink is never written through', async (t) => {
   const outside = path.join(path.dirname(root), 'outside.jsonl');
   await writeFile(outside, 'original\n');
   await seedFile(root, 'c/results/0001-a.jsonl', 9, nowMs);
-  await symlink(outside, path.join(root, 'c', '.expired.jsonl'));
+  await symlink(outside, at(root, 'c', '.expired.jsonl'));
   const report = await sweepSandbox({ root, olderThanMs: week, now: () => new Date(nowMs) });
   assert.equal(report.deleted.files, 1);
   assert.equal(await readFile(outside, 'utf8'), 'original\n');
-  assert.ok(report.problems.some((problem) => problem.path === 'c/.expired.jsonl'));
+  assert.ok(report.problems.some((problem) => problem.path === reported('c/.expired.jsonl')));
 });

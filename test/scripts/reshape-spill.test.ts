@@ -77,7 +77,7 @@ test('a script reshapes a 10,000-row spill into an args file whose values equal 
   const result = await runScript(env.host, code);
   assert.deepEqual(scriptResult(result), { written: 'args/reshaped.json', count: 10_000 });
 
-  const file = await readFile(path.join(env.sandboxRoot, 'c1', 'args', 'reshaped.json'), 'utf8');
+  const file = await readFile(path.join(env.host.sandbox.conversation('c1').dir, 'args', 'reshaped.json'), 'utf8');
   const parsed = JSON.parse(file) as { items: { ref: number; title: string; body: string; amount: number | null; labels: string[] }[]; count: number };
   assert.equal(parsed.count, 10_000);
   assert.equal(parsed.items.length, rows.length);

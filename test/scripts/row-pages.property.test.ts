@@ -21,7 +21,7 @@ test('readRows pages cut a JSONL file exactly at row boundaries, whatever the bl
   const env = await tempHost();
   t.after(() => env.cleanup());
   const sandbox = env.host.sandbox.conversation('c1');
-  await mkdir(path.join(env.sandboxRoot, 'c1', 'outputs'), { recursive: true });
+  await mkdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs'), { recursive: true });
   const context = { sandbox, config: env.config, logger: silentLogger() } as unknown as ToolContext;
   let fileNumber = 0;
   await fc.assert(
@@ -35,7 +35,7 @@ test('readRows pages cut a JSONL file exactly at row boundaries, whatever the bl
         let text = entries.map(([value, gap]) => JSON.stringify(value) + gap).join('');
         if (!trailingNewline) text = text.replace(/[\r\n\t ]+$/, '');
         const relative = `outputs/t${(fileNumber += 1)}.jsonl`;
-        await writeFile(path.join(env.sandboxRoot, 'c1', relative), text);
+        await writeFile(path.join(env.host.sandbox.conversation('c1').dir, relative), text);
         const bridge = new ScriptBridge({ sandbox, limits: limitsFromConfig(env.config), listFiles: scriptListFiles(context) });
         const page = async (from: number, limit: number | undefined): Promise<unknown[]> => {
           const { reply } = await bridge.handle({ id: 1, op: 'rows', path: relative, offset: from, limit });

@@ -24,7 +24,7 @@ describe('run_script host API', () => {
         maxOutputChars: 1_000_000,
       },
     });
-    dir = path.join(env.sandboxRoot, 'c1');
+    dir = path.join(env.host.sandbox.conversation('c1').dir);
     env.host.registerTool({ name: 'rows', description: 'rows', inputSchema: { type: 'object' }, handler: () => ({ value: rows }) });
     const spilled = await env.host.execute({ name: 'rows', arguments: {} }, { conversationId: 'c1' });
     spill = spilled.spill?.path as string;

@@ -25,9 +25,9 @@ describe('run_script bad input', () => {
         maxOutputChars: 100000,
       },
     });
-    conversationDir = path.join(env.sandboxRoot, 'c1');
-    await mkdir(path.join(env.sandboxRoot, 'other', 'results'), { recursive: true });
-    await writeFile(path.join(env.sandboxRoot, 'other', 'results', 'secret.txt'), secret);
+    conversationDir = path.join(env.host.sandbox.conversation('c1').dir);
+    await mkdir(path.join(env.host.sandbox.conversation('other').dir, 'results'), { recursive: true });
+    await writeFile(path.join(env.host.sandbox.conversation('other').dir, 'results', 'secret.txt'), secret);
     await writeFile(path.join(env.dir, 'outside.txt'), secret);
     await mkdir(path.join(conversationDir, 'results'), { recursive: true });
     await symlink(path.join(env.dir, 'outside.txt'), path.join(conversationDir, 'results', 'link-out.txt'));

@@ -47,7 +47,7 @@ test('closing the host stops a running script', async () => {
   });
   // The script marks that it runs (a write goes through the main thread), then spins.
   const running = runScript(env.host, 'writeText("scripts/started.txt", "x"); while (true) {}');
-  await waitForFile(path.join(env.sandboxRoot, 'c1', 'scripts', 'started.txt'));
+  await waitForFile(path.join(env.host.sandbox.conversation('c1').dir, 'scripts', 'started.txt'));
   await env.cleanup();
   const result = await running;
   assert.equal(result.isError, true);
@@ -76,7 +76,7 @@ test('a cancelled call stops its script, and the next call works', async (t) => 
     { conversationId: 'c1', signal: controller.signal },
   );
   // Cancel once the script has visibly started: its write reached the sandbox.
-  await waitForFile(path.join(env.sandboxRoot, 'c1', 'scripts', 'started.txt'));
+  await waitForFile(path.join(env.host.sandbox.conversation('c1').dir, 'scripts', 'started.txt'));
   controller.abort();
   const result = await running;
   assert.equal(result.isError, true);

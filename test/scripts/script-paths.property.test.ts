@@ -59,16 +59,16 @@ async function plantedHost() {
       maxOutputChars: 1_000_000,
     },
   });
-  const conversation = path.join(env.sandboxRoot, 'c1');
-  await mkdir(path.join(env.sandboxRoot, 'other', 'results'), { recursive: true });
-  await writeFile(path.join(env.sandboxRoot, 'other', 'results', 'secret.txt'), secret);
+  const conversation = path.join(env.host.sandbox.conversation('c1').dir);
+  await mkdir(path.join(env.host.sandbox.conversation('other').dir, 'results'), { recursive: true });
+  await writeFile(path.join(env.host.sandbox.conversation('other').dir, 'results', 'secret.txt'), secret);
   await writeFile(path.join(env.dir, 'outside.txt'), secret);
   for (const folder of ['results', 'args', 'outputs', 'scripts']) await mkdir(path.join(conversation, folder), { recursive: true });
   await writeFile(path.join(conversation, 'results', 'inside.txt'), 'inside');
   // Links that lead out, placed where random paths will find them.
   for (const folder of ['results', 'args', 'outputs']) {
     await symlink(path.join(env.dir, 'outside.txt'), path.join(conversation, folder, 'link-out'));
-    await symlink(path.join(env.sandboxRoot, 'other'), path.join(conversation, folder, 'link-other'));
+    await symlink(path.join(env.host.sandbox.conversation('other').dir), path.join(conversation, folder, 'link-other'));
   }
   return { env, conversation };
 }

@@ -11,7 +11,7 @@ describe('write_file', () => {
 
   before(async () => {
     env = await tempHost({ args: { maxBytes: 4096 } });
-    dir = path.join(env.sandboxRoot, 'c1');
+    dir = path.join(env.host.sandbox.conversation('c1').dir);
   });
   after(() => env.cleanup());
 

@@ -13,7 +13,7 @@ async function twoConversations(
   t.after(() => env.cleanup());
   for (const conversation of ['attacker', 'bystander']) await env.host.sandbox.conversation(conversation).ensure();
   const put = async (conversation: string, relative: string, content: string) => {
-    const file = path.join(env.sandboxRoot, conversation, relative);
+    const file = path.join(env.host.sandbox.conversation(conversation).dir, relative);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, content);
   };

@@ -22,12 +22,15 @@ async function raceEnv(t: TestContext): Promise<TempHost & { dir: string; outsid
     await rm(outside, { recursive: true, force: true });
   });
   for (const folder of ['results', 'errors', 'args', 'scripts', 'outputs', 'results/sub']) await mkdir(path.join(outside, folder), { recursive: true });
+  // Shaped like a principal folder holding this conversation, for swaps of the principal folder.
+  for (const folder of ['results/sub', 'errors', 'args', 'scripts', 'outputs'])
+    await mkdir(path.join(outside, 'as-principal', conversation, folder), { recursive: true });
   await writeFile(path.join(outside, 'results/sub/canary.txt'), 'outside canary\n');
   await writeFile(path.join(outside, 'results/0001-x.jsonl.meta.json'), '{"format":"LEAKED-META","rows":999}\n');
   await writeFile(path.join(outside, '.expired.jsonl'), '{"path":"results/0099-gone.jsonl","expiredAt":"LEAKED-EXPIRED"}\n');
   env.host.registerTool({ name: 'big', description: 'a result that spills', inputSchema: { type: 'object' }, handler: () => ({ value: 'x'.repeat(5000) }) });
   await env.host.sandbox.conversation(conversation).ensure();
-  return { ...env, outside, conversationDir: path.join(env.sandboxRoot, conversation) };
+  return { ...env, outside, conversationDir: path.join(env.host.sandbox.conversation(conversation).dir) };
 }
 
 const allowedRefusals = new Set(['PATH_ESCAPES', 'PATH_NOT_FOUND', 'PATH_NOT_FILE', 'SANDBOX_ROOT_INVALID', 'PATH_EXISTS', 'PATH_EXPIRED']);
@@ -38,6 +41,7 @@ test('swap race: write_file never writes outside while args/ or the conversation
   for (const [target, link] of [
     [path.join(env.conversationDir, 'args'), path.join(env.outside, 'args')],
     [env.conversationDir, env.outside],
+    [path.dirname(env.conversationDir), path.join(env.outside, 'as-principal')],
   ] as const) {
     const alternate = path.join(path.dirname(target), `.alt-${path.basename(target)}`);
     await symlink(link, alternate);
@@ -104,25 +108,31 @@ test('swap race: the sweep never deletes outside the conversation or inside outp
   const toOutputs = path.join(env.conversationDir, '.alt-outputs');
   await symlink(path.join(env.outside, 'results/sub'), toOutside);
   await symlink(kept, toOutputs);
-  const conversationAlternate = path.join(env.sandboxRoot, '.alt-c1');
+  const conversationAlternate = path.join(path.dirname(env.conversationDir), '.alt-c1');
   await symlink(env.outside, conversationAlternate);
+  const principalDir = path.dirname(env.conversationDir);
+  const principalAlternate = path.join(env.sandboxRoot, '.alt-principal');
+  await symlink(path.join(env.outside, 'as-principal'), principalAlternate);
   const future = () => new Date(Date.now() + 30 * day);
   let swept = 0;
-  for (let round = 0; round < 10; round += 1) {
+  for (let round = 0; round < 12; round += 1) {
     // The same names inside, outside and in outputs/: a deletion redirected by a swap would find its name there.
     await mkdir(sub, { recursive: true });
     for (let index = 0; index < 150; index += 1) {
       const name = `old-${round}-${index}.txt`;
       await writeFile(path.join(sub, name), 'inside\n');
       await writeFile(path.join(env.outside, 'results/sub', name), 'inside\n');
+      await writeFile(path.join(env.outside, 'as-principal', conversation, 'results/sub', name), 'inside\n');
       await writeFile(path.join(kept, name), 'inside\n');
     }
     const outsideBefore = await snapshotTree(env.outside);
     const outputsBefore = await snapshotTree(path.join(env.conversationDir, 'outputs'));
     const race =
-      round % 3 === 2
-        ? startSwapRace({ target: env.conversationDir, alternates: [conversationAlternate], rounds: 3000 })
-        : startSwapRace({ target: sub, alternates: [toOutside, toOutputs], rounds: 3000 });
+      round % 4 === 3
+        ? startSwapRace({ target: principalDir, alternates: [principalAlternate], rounds: 3000 })
+        : round % 4 === 2
+          ? startSwapRace({ target: env.conversationDir, alternates: [conversationAlternate], rounds: 3000 })
+          : startSwapRace({ target: sub, alternates: [toOutside, toOutputs], rounds: 3000 });
     const reports = await whileRacing(race, () => sweepSandbox({ root: env.sandboxRoot, olderThanMs: 7 * day, now: future }), { maximum: 50 });
     swept += reports.reduce((sum, report) => sum + report.deleted.files, 0);
     assert.deepEqual(await snapshotTree(env.outside), outsideBefore, `round ${round}: nothing outside the conversation was deleted`);

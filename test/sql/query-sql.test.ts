@@ -28,7 +28,7 @@ test('a large result spills as a table and reports the true total beside the row
     limited: false,
     summary: `${expected.toLocaleString('en-US')} rows, all returned.`,
   });
-  const lines = (await readFile(path.join(env.sandboxRoot, 'c1', result.spill!.path), 'utf8')).trimEnd().split('\n');
+  const lines = (await readFile(path.join(env.host.sandbox.conversation('c1').dir, result.spill!.path), 'utf8')).trimEnd().split('\n');
   assert.equal(lines.length, expected);
   assert.equal(JSON.parse(lines[0] as string).label, 'genuine');
 });
@@ -49,7 +49,7 @@ test('the row limit is said plainly and the total is the database count over the
   assert.match(result.text, /100 of 3,000 rows returned/);
   assert.equal(result.spill?.rows, 100);
   // Sorted by the database before the limit: the first row is the largest amount.
-  const first = JSON.parse((await readFile(path.join(env.sandboxRoot, 'c1', result.spill!.path), 'utf8')).split('\n')[0] as string);
+  const first = JSON.parse((await readFile(path.join(env.host.sandbox.conversation('c1').dir, result.spill!.path), 'utf8')).split('\n')[0] as string);
   const db = new Database(path.join(env.config.data.dir, 'demo.sqlite'), { readonly: true });
   assert.equal(first.amount, db.prepare('SELECT max(amount) FROM transactions').pluck().get());
   db.close();

@@ -129,7 +129,7 @@ test('tools of both upstreams are offered as NAME__tool with their input schemas
 test('call_with_args_file sends a 500 KB body byte for byte; the approval shows it by size and path; history keeps the short call, the record the expanded one', async () => {
   const session = await approvingSession();
   const body = trickyBody(500 * 1024);
-  const argsDir = path.join(dir, 'sandbox', session.conversation, 'args');
+  const argsDir = path.join(dir, 'sandbox', 'local', session.conversation, 'args');
   await mkdir(argsDir, { recursive: true });
   await writeFile(path.join(argsDir, 'issue.json'), JSON.stringify({ title: 'Crash in worker', body }));
   const before = await bodiesReceived();
@@ -183,7 +183,7 @@ test('the reference filesystem server reads a large file and the result spills a
   const spill = spillOf(result);
   assert.ok(spill !== undefined, 'the result spilled');
   assert.equal(spill.format, 'text');
-  const spilled = await readFile(path.join(dir, 'sandbox', session.conversation, spill.path), 'utf8');
+  const spilled = await readFile(path.join(dir, 'sandbox', 'local', session.conversation, spill.path), 'utf8');
   assert.equal(spilled, text);
   assert.ok(textOf(result).length < text.length, 'the model reads a prefix plus the path');
   assert.match(textOf(result), new RegExp(spill.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
@@ -195,18 +195,21 @@ test('an upstream isError result and an upstream timeout are spilled to errors/ 
   assert.equal(failed.isError, true);
   const failedSpill = spillOf(failed);
   assert.ok(failedSpill !== undefined && failedSpill.path.startsWith('errors/'));
-  assert.match(await readFile(path.join(dir, 'sandbox', session.conversation, failedSpill.path), 'utf8'), /ValueError: upstream exploded at the very end/);
+  assert.match(
+    await readFile(path.join(dir, 'sandbox', 'local', session.conversation, failedSpill.path), 'utf8'),
+    /ValueError: upstream exploded at the very end/,
+  );
   const slow = await session.call('rec__slow', { ms: 30_000 });
   assert.equal(slow.isError, true);
   assert.match(textOf(slow), /did not answer slow within 4000 ms/);
   const slowSpill = spillOf(slow);
   assert.ok(slowSpill !== undefined && slowSpill.path.startsWith('errors/'), textOf(slow));
-  assert.match(await readFile(path.join(dir, 'sandbox', session.conversation, slowSpill.path), 'utf8'), /last stderr of rec/);
+  assert.match(await readFile(path.join(dir, 'sandbox', 'local', session.conversation, slowSpill.path), 'utf8'), /last stderr of rec/);
 });
 
 test('a client that declines, cancels, rejects or ignores the approval request: the target never runs', async () => {
   const session = await approvingSession();
-  const argsDir = path.join(dir, 'sandbox', session.conversation, 'args');
+  const argsDir = path.join(dir, 'sandbox', 'local', session.conversation, 'args');
   await mkdir(argsDir, { recursive: true });
   await writeFile(path.join(argsDir, 'small.json'), JSON.stringify({ title: 'no', body: 'must not arrive' }));
   const expectations: [ElicitationMode, RegExp][] = [

@@ -65,7 +65,7 @@ test('an upstream isError result is spilled like a local error, head and tail ke
   assert.ok(result.spill?.path.startsWith('errors/'), result.text);
   assert.match(result.text, /Traceback/);
   assert.match(result.text, /ValueError: upstream exploded at the very end/);
-  const full = await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8');
+  const full = await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, result.spill!.path), 'utf8');
   assert.match(full, /module_30\.py[\s\S]*ValueError: upstream exploded at the very end/);
 });
 
@@ -77,7 +77,7 @@ test('an upstream that times out fails with TOOL_TIMEOUT and its full error (wit
   assert.equal(result.error?.code, 'TOOL_TIMEOUT');
   assert.match(result.text, /did not answer slow within 3000 ms/);
   assert.ok(result.spill?.path.startsWith('errors/'), result.text);
-  const full = await readFile(path.join(env.sandboxRoot, conversationId, result.spill!.path), 'utf8');
+  const full = await readFile(path.join(env.host.sandbox.conversation(conversationId).dir, result.spill!.path), 'utf8');
   assert.match(full, /upstreams\.rec\.timeoutMs/);
   assert.match(full, /last stderr of rec[\s\S]*working\.\.\./);
   const after = await call('rec__record', { title: 't', body: 'still alive' });
@@ -92,7 +92,7 @@ test('a 20 MB upstream result is spilled to a file, not handed to the model', as
   assert.ok(result.spill.bytes > 19 * 1024 * 1024, `spilled ${result.spill.bytes} bytes`);
   assert.equal(result.truncated, true);
   assert.ok(result.text.length < 200_000, `the model reads ${result.text.length} characters`);
-  const file = path.join(env.sandboxRoot, conversationId, result.spill.path);
+  const file = path.join(env.host.sandbox.conversation(conversationId).dir, result.spill.path);
   const text = await readFile(file, 'utf8');
   const lines = text.trimEnd().split('\n');
   assert.equal(lines.length, result.spill.rows);

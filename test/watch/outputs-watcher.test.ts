@@ -34,7 +34,7 @@ test('a file another process writes into outputs/ reaches an MCP client as resou
   assert.deepEqual((await client.listResources()).resources, []);
 
   // Another process (an operator's script) writes the file; the host is not involved.
-  const file = path.join(env.sandboxRoot, conversationId, 'outputs', 'quarterly report.csv');
+  const file = path.join(env.host.sandbox.conversation(conversationId).dir, 'outputs', 'quarterly report.csv');
   await run(process.execPath, [
     '-e',
     `const fs = require('node:fs'); fs.mkdirSync(require('node:path').dirname(process.argv[1]), { recursive: true }); fs.writeFileSync(process.argv[1], 'region,total\\nnorth,10\\n');`,
@@ -61,11 +61,11 @@ test('only regular files under outputs/ are announced: not symlinks, temporary f
   const announced: string[] = [];
   env.host.on('attachment', (event) => announced.push(`${event.conversationId}/${event.attachment.path}`));
 
-  const outputs = path.join(env.sandboxRoot, 'c1', 'outputs');
+  const outputs = path.join(env.host.sandbox.conversation('c1').dir, 'outputs');
   // Temporary files and other folders are never watched (no event to wait for); the symlink and
   // the nested file are, and the test waits until the watcher has decided on each.
   await writeFile(path.join(outputs, '.report.csv.123.abcdef.tmp'), 'partial');
-  await writeFile(path.join(env.sandboxRoot, 'c1', 'results', '0001-q.jsonl'), '{}\n');
+  await writeFile(path.join(env.host.sandbox.conversation('c1').dir, 'results', '0001-q.jsonl'), '{}\n');
   await symlink('/etc/hostname', path.join(outputs, 'link.txt'));
   await mkdir(path.join(outputs, 'nested'));
   await writeFile(path.join(outputs, 'nested', 'deep.txt'), 'deep');
@@ -106,7 +106,7 @@ test("a file the host already announced (a tool's own export) is not announced t
   const { describeAttachment } = await import('../../src/outputs/attachments.js');
   // The host announces an export (as execute does for a tool's attachments), then the file lands.
   const exportPath = path.join(sandbox.folderPath('outputs'), 'export.csv');
-  env.host.emit('attachment', { conversationId: 'c1', attachment: describeAttachment(sandbox, exportPath, 4) });
+  env.host.emit('attachment', { conversationId: 'c1', principal: 'local', attachment: describeAttachment(sandbox, exportPath, 4) });
   const announced: string[] = [];
   env.host.on('attachment', (event) => announced.push(event.attachment.path));
   await writeFile(exportPath, 'a\n1\n');

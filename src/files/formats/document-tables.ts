@@ -33,7 +33,13 @@ export async function loadDocumentTables(options: {
     if (block.type !== 'table') continue;
     const location: SourceLocation =
       options.sources.kind === 'sandbox'
-        ? { kind: 'sandbox', root: options.sources.root, conversationId: options.sources.conversationId, path: block.source }
+        ? {
+            kind: 'sandbox',
+            root: options.sources.root,
+            principal: options.sources.principal,
+            conversationId: options.sources.conversationId,
+            path: block.source,
+          }
         : { kind: 'local', path: block.source };
     const source = await openTableSource(location);
     try {

@@ -19,7 +19,7 @@ export interface OutputFile {
 export async function openOutput(target: OutputTarget): Promise<OutputFile> {
   let finalPath: string;
   if (target.kind === 'sandbox') {
-    const sandbox = new ConversationSandbox(target.root, target.conversationId);
+    const sandbox = new ConversationSandbox(target.root, target.conversationId, target.principal);
     const resolved = await sandbox.resolveForWrite(`outputs/${target.filename}`, { folders: ['outputs'] });
     finalPath = resolved.absolute;
   } else {

@@ -39,10 +39,12 @@ export function workerTask<T extends { progressPort?: import('node:worker_thread
 
 /** The conversation folder a task writes in (or reads from), when it is a sandbox task. */
 function conversationDir(task: { output?: unknown; sources?: unknown }): string | undefined {
-  const target = (task.output ?? task.sources) as { kind?: unknown; root?: unknown; conversationId?: unknown } | undefined;
-  if (target?.kind !== 'sandbox' || typeof target.root !== 'string' || typeof target.conversationId !== 'string') return undefined;
+  const target = (task.output ?? task.sources) as { kind?: unknown; root?: unknown; principal?: unknown; conversationId?: unknown } | undefined;
+  if (target?.kind !== 'sandbox' || typeof target.root !== 'string' || typeof target.conversationId !== 'string' || typeof target.principal !== 'string') {
+    return undefined;
+  }
   try {
-    return new ConversationSandbox(target.root, target.conversationId).dir;
+    return new ConversationSandbox(target.root, target.conversationId, target.principal).dir;
   } catch {
     return undefined;
   }

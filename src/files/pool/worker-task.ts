@@ -12,7 +12,7 @@ import type { ColumnFormat } from '../columns/column-format.js';
  * its user gave.
  */
 export type OutputTarget =
-  | { kind: 'sandbox'; root: string; conversationId: string; filename: string; onExisting: 'rename' | 'refuse' }
+  | { kind: 'sandbox'; root: string; principal: string; conversationId: string; filename: string; onExisting: 'rename' | 'refuse' }
   | { kind: 'local'; path: string; overwrite: boolean };
 
 /** The worker task modules, one per output format. */
@@ -56,7 +56,7 @@ export interface TableTask extends TaskBase {
 export interface DocumentTask extends TaskBase {
   spec: DocumentSpec;
   /** Where table sources are read: the conversation sandbox (tools) or the filesystem (CLI). */
-  sources: { kind: 'sandbox'; root: string; conversationId: string } | { kind: 'local' };
+  sources: { kind: 'sandbox'; root: string; principal: string; conversationId: string } | { kind: 'local' };
   output: OutputTarget;
   maxTableRows: number;
 }

@@ -16,7 +16,7 @@ import { readTextChunks, type ReadCounter } from './read-chunks.js';
  * conversation sandbox, exactly as the model gave it); `local` is for the
  * `spillway export` CLI, whose user owns the filesystem.
  */
-export type SourceLocation = { kind: 'sandbox'; root: string; conversationId: string; path: string } | { kind: 'local'; path: string };
+export type SourceLocation = { kind: 'sandbox'; root: string; principal: string; conversationId: string; path: string } | { kind: 'local'; path: string };
 
 export type TableFormat = 'jsonl' | 'json' | 'csv';
 
@@ -60,7 +60,7 @@ interface OpenedSource {
 
 async function openLocation(location: SourceLocation): Promise<OpenedSource> {
   if (location.kind === 'sandbox') {
-    const sandbox = new ConversationSandbox(location.root, location.conversationId);
+    const sandbox = new ConversationSandbox(location.root, location.conversationId, location.principal);
     const file = await sandbox.openRead(location.path);
     return {
       name: file.relative,

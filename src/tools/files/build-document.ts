@@ -49,7 +49,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
       const spec = await resolveFigures(await readSpec(args, context), services, context);
       const filename = outputFilename({ requested: args.filename, sourcePath: defaultStem(spec.title), extension: format });
       await context.sandbox.ensure();
-      const location = { root: services.sandboxRoot, conversationId: context.conversationId };
+      const location = { root: services.sandboxRoot, principal: context.principal, conversationId: context.conversationId };
       const task: DocumentTask = {
         spec,
         sources: { kind: 'sandbox', ...location },

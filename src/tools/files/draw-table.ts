@@ -38,7 +38,7 @@ export function drawTableTool(services: FileToolServices): ToolDefinition {
       const { source } = args;
       if (args.locale !== undefined) checkLocale(args.locale);
       const task: MarkdownTask = {
-        source: { kind: 'sandbox', root: services.sandboxRoot, conversationId: context.conversationId, path: source },
+        source: { kind: 'sandbox', root: services.sandboxRoot, principal: context.principal, conversationId: context.conversationId, path: source },
         selection,
         maxRows: context.config.drawTable.maxRows,
         maxBytes: inlineTableBytes(context.config),

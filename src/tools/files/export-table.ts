@@ -72,7 +72,7 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
       const selection = selectionFromArguments(args);
       const filename = outputFilename({ requested: args.filename, sourcePath: sources[0] as string, extension: format });
       await context.sandbox.ensure();
-      const location = { root: services.sandboxRoot, conversationId: context.conversationId };
+      const location = { root: services.sandboxRoot, principal: context.principal, conversationId: context.conversationId };
       const part = (path: string, index: number): SheetPart => ({
         source: { kind: 'sandbox', ...location, path },
         selection,

@@ -76,7 +76,7 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
     },
     async runToOutput<R>(kind: WorkerKind, task: { output: OutputTarget }, context: ToolContext): Promise<R> {
       const filename = task.output.kind === 'sandbox' ? task.output.filename : undefined;
-      const key = `${context.conversationId}/${filename}`;
+      const key = `${context.sandbox.key}/${filename}`;
       writing.set(key, (writing.get(key) ?? 0) + 1);
       try {
         return await services.pool().run<R>(kind, task, { signal: context.signal, ...progressReports(kind, context) });
