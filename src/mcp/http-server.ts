@@ -6,6 +6,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Refused } from '../auth/auth-result.js';
 import { createAuthenticator } from '../auth/create-authenticator.js';
+import { isLoopbackHost } from '../auth/loopback.js';
 import type { ServerAuthConfig } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
@@ -302,10 +303,14 @@ function listen(server: HttpServer, host: string, port: number): Promise<void> {
   });
 }
 
-const rebindingCheckedHosts = new Set(['127.0.0.1', 'localhost', '::1']);
-
-/** On loopback, refuse requests whose Host header is not this server (DNS rebinding). */
+/**
+ * On a loopback address (all of 127.0.0.0/8, ::1, localhost: the same rule that
+ * allows auth "none"), refuse requests whose Host header is not this server, so
+ * a web page cannot reach it through DNS rebinding.
+ */
 function dnsRebindingProtection(host: string, port: number): { enableDnsRebindingProtection?: boolean; allowedHosts?: string[] } {
-  if (!rebindingCheckedHosts.has(host)) return {};
-  return { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] };
+  if (!isLoopbackHost(host)) return {};
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const bound = bare.includes(':') ? `[${bare}]:${port}` : `${bare.toLowerCase()}:${port}`;
+  return { enableDnsRebindingProtection: true, allowedHosts: [...new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, bound])] };
 }

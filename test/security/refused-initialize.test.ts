@@ -10,11 +10,11 @@ const env = { TOKEN_ALICE: 'a-token' };
 const good = { authorization: 'Bearer a-token' };
 
 /** An initialize whose Host header is not this server: refused by the SDK transport's DNS-rebinding check, after it exists. */
-function postWithHost(url: string, hostHeader: string): Promise<number> {
+function postWithHost(url: string, hostHeader: string, credentials: Record<string, string> = good): Promise<number> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       url,
-      { method: 'POST', headers: { host: hostHeader, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...good } },
+      { method: 'POST', headers: { host: hostHeader, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...credentials } },
       (incoming) => {
         incoming.resume();
         incoming.on('end', () => resolve(incoming.statusCode ?? 0));
@@ -67,4 +67,21 @@ test('refused and malformed initialize requests leave no session, server or list
   const exported = await other.client.callTool({ name: 'export_table', arguments: { source: spill.path, format: 'csv' } });
   assert.equal(exported.isError, false, JSON.stringify(exported.content));
   assert.ok((exported.content as { type: string }[]).some((block) => block.type === 'resource_link'));
+});
+
+// Auth "none" is allowed on all of 127.0.0.0/8, so the DNS-rebinding check must cover the same range.
+test('without auth on another loopback address (127.0.0.2), a foreign Host header is refused and the bound name is accepted', async (t) => {
+  const host = await tempHost({});
+  t.after(() => host.cleanup());
+  let front: Awaited<ReturnType<typeof startHttpFront>>;
+  try {
+    front = await startHttpFront(host.host, { host: '127.0.0.2', port: 0, path: '/mcp' });
+  } catch (error) {
+    t.skip(`cannot listen on 127.0.0.2 here: ${(error as Error).message}`);
+    return;
+  }
+  t.after(() => front.close());
+  const port = new URL(front.url).port;
+  assert.equal(await postWithHost(front.url, `evil.example:${port}`, {}), 403);
+  assert.equal(await postWithHost(front.url, `127.0.0.2:${port}`, {}), 200);
 });
