@@ -2,16 +2,13 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
+import yaml from 'js-yaml';
 import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { packageRoot } from '../../src/config/package-root.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-// js-yaml comes with the dev tools (a dependency of eslint); it ships no types.
-const yaml = createRequire(import.meta.url)('js-yaml') as { loadAll(text: string): unknown[] };
 
 const deployDir = path.join(packageRoot, 'deploy');
 const read = (relative: string) => readFileSync(path.join(deployDir, relative), 'utf8');
