@@ -543,6 +543,7 @@ export class Host extends EventEmitter<HostEvents> {
       queues: this.queues,
       progress: context.onProgress ?? (() => undefined),
       toolNames: () => [...this.tools.keys()],
+      explainMissingTool: (name) => this.explainMissingTool(name),
       invoke: async (name, args, via) => {
         if (depth > 0) {
           throw new SpillwayError('DELEGATION_LOOP', 'A delegated tool may not delegate again; call the target tool directly.', { tool: name });
@@ -576,13 +577,19 @@ export class Host extends EventEmitter<HostEvents> {
     this.missingToolExplainers.push(explain);
   }
 
+  private explainMissingTool(name: string): SpillwayError | undefined {
+    for (const explain of this.missingToolExplainers) {
+      const error = explain(name);
+      if (error !== undefined) return error;
+    }
+    return undefined;
+  }
+
   private requireTool(name: string): ToolDefinition {
     const tool = this.tools.get(name);
     if (tool !== undefined) return tool;
-    for (const explain of this.missingToolExplainers) {
-      const error = explain(name);
-      if (error !== undefined) throw error;
-    }
+    const explained = this.explainMissingTool(name);
+    if (explained !== undefined) throw explained;
     const similar = closeNames(name, this.tools.keys());
     const hint = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : ` Available tools: ${[...this.tools.keys()].slice(0, 40).join(', ')}.`;
     throw new SpillwayError('TOOL_NOT_FOUND', `There is no tool named ${JSON.stringify(name)}.${hint}`, { tool: name, similar });

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Config } from '../config/schema.js';
+import type { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { ApprovalHandler, ArgumentSource } from '../policy/approval.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
@@ -91,6 +92,8 @@ export interface ToolContext {
   invoke(tool: string, args: unknown, via: { argsPath?: string; sources?: ArgumentSource[] }): Promise<ToolOutput>;
   /** Registered tool names (for "did you mean" hints). */
   toolNames(): string[];
+  /** Why a tool that is not registered cannot be called now, when the host knows better than "not found" (an upstream still connecting). */
+  explainMissingTool(name: string): SpillwayError | undefined;
 }
 
 /** MCP tool annotations (hints for clients). */

@@ -122,6 +122,8 @@ test("a slow upstream's tools appear when it is ready, and MCP sessions get one 
   const early = await call('f__echo', { text: 'too early' });
   assert.equal(early.error?.code, 'UPSTREAM_UNAVAILABLE', 'a tool of an upstream still connecting is not "unknown"');
   assert.match(early.text, /"f" is still connecting \(its handshake deadline is [^)]+\), so echo was not run/);
+  const delegated = await call('call_with_args_file', { tool: 'f__echo', argsPath: 'args/none.json' });
+  assert.equal(delegated.error?.code, 'UPSTREAM_UNAVAILABLE', `a delegating call says so too: ${delegated.text}`);
   assert.equal((await call('nothing__here')).error?.code, 'TOOL_NOT_FOUND');
   let hostChanges = 0;
   env.host.on('tools-changed', () => (hostChanges += 1));

@@ -60,6 +60,8 @@ export const callWithArgsFileTool = defineTool({
     }
     const names = context.toolNames().filter((name) => name !== callWithArgsFileName);
     if (!names.includes(target)) {
+      const explained = context.explainMissingTool(target);
+      if (explained !== undefined) throw explained;
       const similar = closeNames(target, names);
       const hint = similar.length > 0 ? ` Did you mean: ${similar.join(', ')}?` : ` Available tools: ${names.slice(0, 40).join(', ')}.`;
       throw new SpillwayError('TOOL_NOT_FOUND', `${callWithArgsFileName}: there is no tool named ${JSON.stringify(target)} to call.${hint}`, {
