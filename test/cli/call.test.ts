@@ -132,3 +132,16 @@ test('--set builds nested members, parses JSON values and refuses prototype keys
   assert.throws(() => applySet(args, '__proto__.x=1'), /not allowed/);
   assert.throws(() => applySet(args, 'novalue'), /key=value/);
 });
+
+test('spillway call --principal runs in <root>/<principal>/<conversation>; a bad principal is a coded failure', async (t) => {
+  const { dir, call } = await setup(t);
+  const written = await call(['write_file', '--set', 'path=args/mine.json', '--set', 'content=[1,2]', '--principal', 'alice', '--conversation', 'playbook']);
+  assert.equal(written.code, 0, written.stderr);
+  assert.deepEqual(JSON.parse(await readFile(path.join(dir, 'sandbox', 'alice', 'playbook', 'args', 'mine.json'), 'utf8')), [1, 2]);
+  const other = await call(['read_file', '--set', 'path=args/mine.json', '--conversation', 'playbook']);
+  assert.notEqual(other.code, 0, "the local principal does not see alice's file");
+  assert.match(other.stderr, /^spillway call: PATH_NOT_FOUND: /);
+  const bad = await call(['list_files', '--principal', '../etc']);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /^spillway call: PRINCIPAL_INVALID: /);
+});

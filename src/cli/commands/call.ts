@@ -11,7 +11,7 @@ import { isJsonObject } from '../../util/is-json-object.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
 import type { CliIo } from '../output.js';
 
-export const callUsage = `spillway call TOOL [--args-file F] [--set key=value …] [--conversation C] [--json]
+export const callUsage = `spillway call TOOL [--args-file F] [--set key=value …] [--conversation C] [--principal P] [--json]
 
 Runs one tool call through the host, as a model's call would run: local or
 upstream tool, the same policy, spill rules and execution record. For
@@ -22,6 +22,8 @@ playbook runners: scripts and CI jobs that call tools without a model.
                       sets a nested member (range.count=10); the value is JSON when it
                       parses as JSON (10, true, {"a":1}), else the text itself
   --conversation C    the conversation (sandbox folder) to run in (default: cli)
+  --principal P       whose files: the folder <root>/P/C (default: local, as over
+                      stdio and HTTP without auth)
   --json              print the result as JSON: the text, result, spill reference, notes
   --config FILE       configuration (sandbox root, policy, upstreams)
 
@@ -68,6 +70,7 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
       'args-file': { type: 'string' },
       set: { type: 'string', multiple: true, default: [] },
       conversation: { type: 'string', default: 'cli' },
+      principal: { type: 'string', default: 'local' },
       json: { type: 'boolean', default: false },
       config: { type: 'string' },
     },
@@ -91,7 +94,7 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
   try {
     // One call from a shell: wait for the upstreams' first attempts, so their tools are there.
     await startUpstreams(host).settled();
-    const result = await host.execute({ name: toolName, arguments: args }, { conversationId: values.conversation, caller: 'cli' });
+    const result = await host.execute({ name: toolName, arguments: args }, { conversationId: values.conversation, principal: values.principal, caller: 'cli' });
     if (values.json) io.out(JSON.stringify(jsonView(result), null, 2));
     else if (!result.isError) io.out(result.text);
     if (result.error !== undefined) return fail(io, SpillwayError.fromJSON(result.error));
