@@ -168,12 +168,12 @@ export default async function fleetBench(): Promise<void> {
       `Redis ${(await client.info('server')).match(/redis_version:(\S+)/)?.[1] ?? '?'} on 127.0.0.1, no persistence. PING round trip (ioredis, ${pings}×): median ${ms(median(pingTimes))} ms, p95 ${ms(p95(pingTimes))} ms.\n`,
     );
     console.log(
-      'memory = host without coordination; redis = coordination.redis (spill numbers from Redis). The same spilled table call, alternated in pairs.\n',
+      'memory = host without coordination; redis = coordination.redis (spill numbers from Redis). The same spilled table call on each, in rounds of three (a second memory host as control), order rotated.\n',
     );
     console.log(
-      '| result | size | pairs | memory median / p95 ms | redis median / p95 ms | increment alone median ms, back to back / after 2 ms idle | median paired difference ms | redis/memory | goal < 1 ms |',
+      '| result | size | pairs | memory median / p95 ms | redis median / p95 ms | increment alone median ms, back to back / after 2 ms idle | median paired difference ms | control: memory − memory ms | redis/memory | goal < 1 ms |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const { label, bytes, pairs: defaultPairs } of cases) {
       const pairs = Math.max(10, Math.round(defaultPairs * scale));
       const table = makeTable(bytes);
@@ -182,14 +182,25 @@ export default async function fleetBench(): Promise<void> {
       hosts.push(memory);
       const shared = await benchHost(path.join(caseDir, 'redis'), table, redis.url);
       hosts.push(shared);
+      // A second host without coordination: its paired difference to the first is what noise alone gives.
+      const control = await benchHost(path.join(caseDir, 'control'), table);
+      hosts.push(control);
       const memoryTimes: number[] = [];
       const redisTimes: number[] = [];
       const differences: number[] = [];
+      const controlDifferences: number[] = [];
+      const rotations = [
+        [memory, shared, control],
+        [shared, control, memory],
+        [control, memory, shared],
+        [memory, control, shared],
+        [shared, memory, control],
+        [control, shared, memory],
+      ];
       for (let pair = -warmupPairs; pair < pairs; pair += 1) {
-        // Alternate which goes first, so neither always runs right after the other's garbage.
-        const order = pair % 2 === 0 ? [memory, shared] : [shared, memory];
+        // Rotate the order, so none always runs first or right after another's garbage.
         const times = new Map<BenchHost, number>();
-        for (const bench of order) {
+        for (const bench of rotations[(pair + warmupPairs) % rotations.length]!) {
           const start = performance.now();
           await bench.call();
           times.set(bench, performance.now() - start);
@@ -198,11 +209,9 @@ export default async function fleetBench(): Promise<void> {
           memoryTimes.push(times.get(memory)!);
           redisTimes.push(times.get(shared)!);
           differences.push(times.get(shared)! - times.get(memory)!);
+          controlDifferences.push(times.get(control)! - times.get(memory)!);
         }
-        if (pair % 50 === 49) {
-          await memory.reset();
-          await shared.reset();
-        }
+        if (pair % 50 === 49) for (const bench of hosts) await bench.reset();
       }
       const coordinator = shared.coordinator!;
       const incrementTimes = await timeEach(200, () => coordinator.increment('bench-alone', 0));
@@ -214,10 +223,9 @@ export default async function fleetBench(): Promise<void> {
       }
       const added = median(differences);
       console.log(
-        `| table | ${label} | ${pairs} | ${ms(median(memoryTimes))} / ${ms(p95(memoryTimes))} | ${ms(median(redisTimes))} / ${ms(p95(redisTimes))} | ${ms(median(incrementTimes))} / ${ms(median(idleTimes))} | ${ms(added)} | ${(median(redisTimes) / median(memoryTimes)).toFixed(2)}× | ${added < 1 ? 'met' : 'missed'} |`,
+        `| table | ${label} | ${pairs} | ${ms(median(memoryTimes))} / ${ms(p95(memoryTimes))} | ${ms(median(redisTimes))} / ${ms(p95(redisTimes))} | ${ms(median(incrementTimes))} / ${ms(median(idleTimes))} | ${ms(added)} | ${ms(median(controlDifferences))} | ${(median(redisTimes) / median(memoryTimes)).toFixed(2)}× | ${added < 1 ? 'met' : 'missed'} |`,
       );
-      await memory.host.close();
-      await shared.host.close();
+      for (const bench of hosts) await bench.host.close();
       hosts.length = 0;
     }
     console.log(`\nload average at end ${loadAverage()}. FLEET_BENCH_SCALE=N multiplies the pairs (default ${cases.map((c) => c.pairs).join(' / ')}).`);
