@@ -9,11 +9,11 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { loadConfig } from '../src/config/load-config.js';
 import type { Coordinator } from '../src/coordination/coordinator.js';
 import type { Host } from '../src/host/host.js';
 import { assembleHost } from '../src/runtime/create-host.js';
 import { freePort, redisUnavailableReason } from '../test/helpers/redis-server.js';
+import { benchConfig, makeBenchInput } from './bench-setup.js';
 
 /** Result sizes and the pairs each runs by default (sized to finish in well under a minute here). */
 const cases: { label: string; bytes: number; pairs: number }[] = [
@@ -22,29 +22,6 @@ const cases: { label: string; bytes: number; pairs: number }[] = [
 ];
 const warmupPairs = 20;
 const pings = 1000;
-
-/** The JSON text of a 10-column table of about `bytes` bytes (as in spill.bench.ts). */
-function makeTable(bytes: number): string {
-  const rows: string[] = [];
-  let size = 2;
-  for (let i = 0; size < bytes; i += 1) {
-    const row = JSON.stringify({
-      id: i + 1,
-      name: `item-${i + 1}`,
-      amount: Math.round((i * 37.13) % 1000) / 10,
-      active: i % 3 === 0,
-      region: ['north', 'south', 'east', 'west'][i % 4],
-      qty: i % 50,
-      sku: `SKU-${(i * 7919) % 100000}`,
-      created: '2026-11-30T08:00:00.000Z',
-      score: (i % 101) / 7,
-      note: `row ${i}`,
-    });
-    rows.push(row);
-    size += Buffer.byteLength(row) + 1;
-  }
-  return `[${rows.join(',')}]`;
-}
 
 interface RedisServer {
   url: string;
@@ -94,15 +71,9 @@ interface BenchHost {
 
 /** A host as spill.bench.ts builds one, with one tool returning `table` as an upstream MCP server would. */
 async function benchHost(dir: string, table: string, redisUrl?: string): Promise<BenchHost> {
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      sandbox: { root: path.join(dir, 'sandbox') },
-      data: { dir: path.join(dir, 'data') },
-      log: { level: 'silent' },
-      spill: { thresholdChars: 1000 },
-      ...(redisUrl === undefined ? {} : { coordination: { redis: { url: redisUrl, keyPrefix: 'bench:' } } }),
-    },
+  const config = benchConfig(dir, {
+    spill: { thresholdChars: 1000 },
+    ...(redisUrl === undefined ? {} : { coordination: { redis: { url: redisUrl, keyPrefix: 'bench:' } } }),
   });
   const { host, coordinator } = await assembleHost({ config, builtins: false });
   host.registerTool({
@@ -176,7 +147,7 @@ export default async function fleetBench(): Promise<void> {
     console.log('|---|---|---|---|---|---|---|---|---|---|');
     for (const { label, bytes, pairs: defaultPairs } of cases) {
       const pairs = Math.max(10, Math.round(defaultPairs * scale));
-      const table = makeTable(bytes);
+      const table = makeBenchInput('table', bytes);
       const caseDir = path.join(dir, label.replace(' ', ''));
       const memory = await benchHost(path.join(caseDir, 'memory'), table);
       hosts.push(memory);

@@ -20,10 +20,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { loadConfig } from '../src/config/load-config.js';
 import { startHttpFront } from '../src/mcp/http-server.js';
 import { startRuntime } from '../src/runtime/start-runtime.js';
 import type { GateStats } from '../src/util/admission-gate.js';
+import { benchConfig } from './bench-setup.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 /** The MCP SDK client's default request timeout: a call past it has failed for the user. */
@@ -257,16 +257,7 @@ export default async function loadBench(): Promise<void> {
 
 /** The server child: a runtime as `spillway serve` assembles it, its URL on stdout. */
 async function serve(dir: string): Promise<void> {
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      sandbox: { root: path.join(dir, 'sandbox') },
-      data: { dir: path.join(dir, 'data') },
-      log: { level: 'silent' },
-      demo: { rows: 50_000 },
-      workers: { poolSize: 2, maxQueue: Number(process.env.LOAD_BENCH_MAX_QUEUE ?? 64) },
-    },
-  });
+  const config = benchConfig(dir, { demo: { rows: 50_000 }, workers: { poolSize: 2, maxQueue: Number(process.env.LOAD_BENCH_MAX_QUEUE ?? 64) } });
   const runtime = await startRuntime({ config });
   const front = await startHttpFront(runtime.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
   process.stdout.write(`${front.url}\n`);

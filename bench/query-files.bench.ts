@@ -7,12 +7,12 @@
 // direct = @duckdb/node-api in this process, the same settings (threads, memory_limit), a fresh
 //   instance per query (as query_files has), every result row read as JSON.
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { loadConfig } from '../src/config/load-config.js';
 import { createHost } from '../src/runtime/create-host.js';
+import { benchConfig } from './bench-setup.js';
 
 const rowCount = Number(process.env.QUERY_FILES_BENCH_ROWS ?? 1_000_000);
 const rounds = Number(process.env.QUERY_FILES_BENCH_ROUNDS ?? 5);
@@ -32,13 +32,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 export default async function queryFilesBench(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-bench-query-files-'));
   try {
-    const config = loadConfig({
-      env: {},
-      overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } },
-    });
+    const config = benchConfig(dir);
     const host = await createHost({ config });
-    const results = path.join(host.sandbox.root, 'bench', 'results');
-    await mkdir(results, { recursive: true });
+    const conversation = host.sandbox.conversation('bench');
+    await conversation.ensure();
+    const results = conversation.folderPath('results');
     await writeSpill(path.join(results, '0001-big.jsonl'));
     const { threads, memoryBytes, maxRows } = config.analysis;
     const queries: [string, string][] = [

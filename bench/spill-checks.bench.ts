@@ -6,9 +6,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config/load-config.js';
 import { createHost } from '../src/runtime/create-host.js';
 import { writeFileAtomic } from '../src/sandbox/index.js';
+import { benchConfig } from './bench-setup.js';
 
 const sizes: [string, number][] = [
   ['2 KB', 2 * 1024],
@@ -23,10 +23,7 @@ function median(values: number[]): number {
 
 export default async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-bench-checks-'));
-  const config = loadConfig({
-    env: {},
-    overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } },
-  });
+  const config = benchConfig(dir);
   const host = await createHost({ config });
   const sandbox = host.sandbox.conversation('bench');
   await sandbox.ensure();

@@ -8,10 +8,10 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/load-config.js';
 import { createHost } from '../src/runtime/create-host.js';
 import type { Host } from '../src/host/host.js';
 import { TableProfiler } from '../src/spill/profile.js';
+import { benchConfig, makeBenchInput } from './bench-setup.js';
 
 type Kind = 'text' | 'table';
 type Mode = 'floor' | 'spill' | 'inline';
@@ -23,32 +23,6 @@ const sizes: [string, number][] = [
   ['100 MB', 100 * 1024 * 1024],
 ];
 const here = fileURLToPath(import.meta.url);
-
-/** ASCII log lines, or the JSON text of a 10-column table, of about `bytes` bytes. */
-function makeInput(kind: Kind, bytes: number): string {
-  const parts: string[] = [];
-  let size = 2;
-  for (let i = 0; size < bytes; i += 1) {
-    const part =
-      kind === 'text'
-        ? `2026-11-30T08:${String(i % 60).padStart(2, '0')}:00.000Z INFO worker-${i % 8} processed order ${100000 + i} in ${i % 997} ms\n`
-        : JSON.stringify({
-            id: i + 1,
-            name: `item-${i + 1}`,
-            amount: Math.round((i * 37.13) % 1000) / 10,
-            active: i % 3 === 0,
-            region: ['north', 'south', 'east', 'west'][i % 4],
-            qty: i % 50,
-            sku: `SKU-${(i * 7919) % 100000}`,
-            created: '2026-11-30T08:00:00.000Z',
-            score: (i % 101) / 7,
-            note: `libpthread.so.0 row ${i}`,
-          });
-    parts.push(part);
-    size += Buffer.byteLength(part) + (kind === 'table' ? 1 : 0);
-  }
-  return kind === 'text' ? parts.join('') : `[${parts.join(',')}]`;
-}
 
 interface Bench {
   run(): Promise<void>;
@@ -75,15 +49,7 @@ async function prepare(kind: Kind, mode: Mode, input: string, dir: string): Prom
       close: async () => undefined,
     };
   }
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      sandbox: { root: path.join(dir, 'sandbox') },
-      data: { dir: path.join(dir, 'data') },
-      log: { level: 'silent' },
-      spill: { thresholdChars: 1000, tools: mode === 'inline' ? { bench: { spill: false } } : {} },
-    },
-  });
+  const config = benchConfig(dir, { spill: { thresholdChars: 1000, tools: mode === 'inline' ? { bench: { spill: false } } : {} } });
   const host: Host = await createHost({ config, builtins: false });
   // A table arrives as an upstream MCP server sends it: JSON text in a text block, parsed by the unwrapper.
   host.registerTool({
@@ -126,7 +92,7 @@ async function child(kind: Kind, inputFile: string, what: string): Promise<void>
       const mode = what.slice('memory:'.length) as Mode;
       // A small call first, so lazy compilation is not counted as the case's peak (a full-size one
       // would leave freed buffers for the measured call to reuse, hiding its allocations).
-      const warm = await prepare(kind, mode, makeInput(kind, 4096), path.join(dir, 'warm'));
+      const warm = await prepare(kind, mode, makeBenchInput(kind, 4096), path.join(dir, 'warm'));
       await warm.run();
       await warm.close();
       const bench = await prepare(kind, mode, input, dir);
@@ -215,7 +181,7 @@ export default async function spillBench(): Promise<void> {
       for (const [label, bytes] of sizes) {
         if (only && !only.includes(label.replace(' ', ''))) continue;
         const inputFile = path.join(inputs, `${kind}-${bytes}`);
-        await writeFile(inputFile, makeInput(kind, bytes));
+        await writeFile(inputFile, makeBenchInput(kind, bytes));
         const time = spawnChild(kind, inputFile, 'time');
         const floorMemory = spawnChild(kind, inputFile, 'memory:floor');
         const spillMemory = spawnChild(kind, inputFile, 'memory:spill');

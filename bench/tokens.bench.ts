@@ -8,11 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { loadConfig } from '../src/config/load-config.js';
 import { demoQuery } from '../src/demo/run-demo.js';
 import { createHost } from '../src/runtime/create-host.js';
 import type { ExecuteResult, Host } from '../src/host/host.js';
 import type { ToolContext, ToolDefinition } from '../src/host/tool.js';
+import { benchConfig } from './bench-setup.js';
 
 /** A single response longer than this cannot be written by many current models. */
 const outputLimit = 128_000;
@@ -91,15 +91,7 @@ interface Row {
 
 export default async function tokensBench(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-bench-tokens-'));
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      sandbox: { root: path.join(dir, 'sandbox') },
-      data: { dir: path.join(dir, 'data') },
-      log: { level: 'silent' },
-      policy: { default: 'allow', upstreamDefault: 'allow', rules: {} },
-    },
-  });
+  const config = benchConfig(dir, { policy: { default: 'allow', upstreamDefault: 'allow', rules: {} } });
   const host = await createHost({ config });
   const standIns: string[] = [];
   const ensure = (tool: ToolDefinition) => {
