@@ -259,7 +259,6 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
           }),
         );
       }, this.timeoutMs);
-      timer.unref();
     });
     return Promise.race([operation, timeout]).finally(() => clearTimeout(timer));
   }
