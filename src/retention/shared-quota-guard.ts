@@ -24,6 +24,8 @@ const remeasureAfterMs = 60_000;
 /** A replica that dies while measuring blocks the next measurement at most this long. */
 const measureLeaseMs = 5 * 60_000;
 const evictLeaseMs = 60_000;
+/** Over the root limit, totals measured longer ago than this are measured again before anything is evicted. */
+const freshForRootMs = 10_000;
 /** A spill never waits longer than this on the store: a store that does not answer counts as unreachable. */
 const defaultTimeoutMs = 2_000;
 
@@ -74,6 +76,8 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
   private readonly quietUntil = new Map<string, number>();
   private skippedChecks = 0;
   private outage: { since: string; lastError: string } | undefined;
+  /** The last logger a check or warm-up brought, for the measurement forget() starts. */
+  private logger: Logger | undefined;
 
   constructor(options: SharedDiskQuotaGuardOptions) {
     this.root = options.root;
@@ -88,6 +92,7 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
   }
 
   warm(logger: Logger): void {
+    this.logger = logger;
     this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [measuredAtField]: 0 }))
       .then((totals) => {
         this.reachable(logger);
@@ -99,6 +104,7 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
   forget(): void {
     this.stale = true;
     this.quietUntil.clear();
+    if (this.logger !== undefined) this.measureInBackground(this.logger);
   }
 
   stats(): QuotaStats {
@@ -119,6 +125,7 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
   private async check(input: QuotaCheck): Promise<void> {
     const { limits, conversationId, logger } = input;
     if (!hasQuota(limits)) return;
+    this.logger = logger;
     const added = await bytesOf(input.written);
     const fields = { [allField]: added, [conversationId]: added, [measuredAtField]: 0 };
     let totals = await this.bounded(this.coordinator.addCounts([quotaTotalsKey, quotaSinceKey], fields));
@@ -127,17 +134,20 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     if ((totals[measuredAtField] ?? 0) === 0) {
       // Never measured (a new fleet, or Redis lost its data): wait for the measurement; while another replica measures, skip this check.
       if (!(await this.measure())) return;
-      totals = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0 }));
+      totals = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0, [measuredAtField]: 0 }));
     } else if (this.isStale(totals[measuredAtField] ?? 0, nowMs)) {
       this.measureInBackground(logger);
     }
-    const all = totals[allField] ?? 0;
-    const seen = totals[conversationId] ?? 0;
-    this.bytes = all;
-    const conversationOver = limits.maxBytesPerConversation > 0 && seen > limits.maxBytesPerConversation;
-    const sandboxOver = limits.maxBytes > 0 && all > limits.maxBytes;
-    if ((!conversationOver && !sandboxOver) || nowMs < (this.quietUntil.get(conversationId) ?? 0)) return;
-    await this.evict(input, { all, seen, nowMs });
+    this.bytes = totals[allField];
+    if (nowMs < (this.quietUntil.get(conversationId) ?? 0) || !isOver(totals, input)) return;
+    if (isOver(totals, { ...input, limits: { ...limits, maxBytesPerConversation: 0 } }) && !(nowMs - (totals[measuredAtField] ?? 0) < freshForRootMs)) {
+      // Over the whole root: one conversation's exact size cannot correct the root total (a sweep, another
+      // writer, spills counted twice), and evicting for a phantom loses files. Measure all first, as one process does.
+      if (!(await this.measure())) return;
+      totals = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0, [measuredAtField]: 0 }));
+      if (!isOver(totals, input)) return;
+    }
+    await this.evict(input, { all: totals[allField] ?? 0, seen: totals[conversationId] ?? 0, nowMs });
   }
 
   private async evict(input: QuotaCheck, shared: { all: number; seen: number; nowMs: number }): Promise<void> {
@@ -262,6 +272,15 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     });
     return Promise.race([operation, timeout]).finally(() => clearTimeout(timer));
   }
+}
+
+/** Whether the totals pass a limit for the conversation of `check`. */
+function isOver(totals: Readonly<Record<string, number>>, check: Pick<QuotaCheck, 'conversationId' | 'limits'>): boolean {
+  const { limits } = check;
+  return (
+    (limits.maxBytesPerConversation > 0 && (totals[check.conversationId] ?? 0) > limits.maxBytesPerConversation) ||
+    (limits.maxBytes > 0 && (totals[allField] ?? 0) > limits.maxBytes)
+  );
 }
 
 /** The bytes of the files just written (a file gone already counts 0). */

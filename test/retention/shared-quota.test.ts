@@ -192,3 +192,35 @@ test('a sweep whose shared expiry log cannot be written keeps the files; with th
   assert.equal(await coordinator.readScore(expiryKey(conversation), 'results/0001-old.jsonl'), nowMs);
   await assert.rejects(stat(path.join(at(root, 'c'), '.expired.jsonl')), 'recorded in the store, not in a file');
 });
+
+test('over maxBytes by the shared total alone (a phantom: the sweep removed files since): the root is measured before anything is evicted', async (t) => {
+  const nowMs = Date.now();
+  let clockMs = nowMs;
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const coordinator = new MemoryCoordinator();
+  const guard = new SharedDiskQuotaGuard({ root, coordinator, now: () => new Date(clockMs), expiryLog: sharedExpiryLog(coordinator) });
+  const { logger } = capturedLogger();
+  const rootLimits = { maxBytes: 45 * 1024, maxBytesPerConversation: 0 };
+  const write = async (relative: string, ageMinutes: number) => {
+    const file = await seedFile(root, relative, ageMinutes / 1440, nowMs, kib(10));
+    const conversationId = `${principal}/${relative.split('/')[0] ?? ''}`;
+    await guard.afterWrite({ conversationId, written: [file], limits: rootLimits, retentionDays: 7, logger });
+  };
+  await write('old/results/0001-q.txt', 10);
+  await write('c/results/0001-q.txt', 9);
+  await write('c/results/0002-q.txt', 8);
+  // Another writer's 1 GB was counted, then removed (by an operator, a sweep): the shared total is a phantom.
+  await coordinator.addCounts(['quota:bytes'], { all: 1_000_000_000 });
+  clockMs += 30_000;
+  await write('c/results/0003-q.txt', 7);
+  assert.equal((await readdir(at(root, 'c/results'))).length, 3, 'measured again first: 40 KiB fits, nothing evicted');
+  assert.ok(((await coordinator.readCounts('quota:bytes')).all ?? 0) < 1_000_000, 'the phantom is gone from the totals');
+  await write('c/results/0004-q.txt', 6);
+  assert.deepEqual(
+    (await readdir(at(root, 'c/results'))).sort(),
+    ['0002-q.txt', '0003-q.txt', '0004-q.txt'],
+    "truly over: the writing conversation's oldest spill went",
+  );
+  await stat(at(root, 'old/results/0001-q.txt'));
+});
