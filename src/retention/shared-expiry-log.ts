@@ -1,6 +1,9 @@
 import type { Coordinator } from '../coordination/coordinator.js';
+import { withinDeadline } from '../coordination/within-deadline.js';
 import type { ExpiryLookup } from '../sandbox/index.js';
 import type { ExpiryLog } from './expired-log.js';
+
+const lookupDeadlineMs = 1_000;
 
 /** The coordinator key of a conversation's expiry entries ("<principal>/<conversation>"). */
 export function expiryKey(conversationId: string): string {
@@ -36,7 +39,8 @@ export function sharedExpiryLog(coordinator: Coordinator): ExpiryLog & { lookup:
       await coordinator.addScores(expiryKey(conversationId), scores, { dropBelow: now.getTime() - keepMs, ttlMs: keepMs });
     },
     lookup: async (conversationId, relative) => {
-      const score = await coordinator.readScore(expiryKey(conversationId), relative);
+      // Only the wording of a not-found error depends on it: never wait long (the sandbox then reads the file log).
+      const score = await withinDeadline(coordinator.readScore(expiryKey(conversationId), relative), lookupDeadlineMs, coordinator.store);
       return score === undefined ? undefined : new Date(score).toISOString();
     },
   };

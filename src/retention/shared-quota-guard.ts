@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import type { Coordinator } from '../coordination/coordinator.js';
-import { SpillwayError } from '../errors.js';
+import { withinDeadline } from '../coordination/within-deadline.js';
 import type { Logger } from '../log/logger.js';
 import { measureConversation, measureSandbox } from './disk-usage.js';
 import type { ExpiryLog } from './expired-log.js';
@@ -257,20 +257,8 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     );
   }
 
-  /** The operation, or COORDINATION_UNAVAILABLE when the store has not answered within timeoutMs. */
   private bounded<T>(operation: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(
-          new SpillwayError('COORDINATION_UNAVAILABLE', `The coordination store (${this.coordinator.store}) did not answer within ${this.timeoutMs} ms.`, {
-            store: this.coordinator.store,
-            retryable: true,
-          }),
-        );
-      }, this.timeoutMs);
-    });
-    return Promise.race([operation, timeout]).finally(() => clearTimeout(timer));
+    return withinDeadline(operation, this.timeoutMs, this.coordinator.store);
   }
 }
 
