@@ -133,6 +133,35 @@ test('a worker process builds the files when replicas take no jobs, with progres
   assert.match(drawn.text, /\| id/);
 });
 
+test('charts are jobs too: a worker process renders build_chart, and the PNG comes back intact', { skip }, async (t) => {
+  const f = await fleet(t, { onReplicas: false });
+  await startWorker(t, f);
+  const kinds: string[] = [];
+  f.host.on('file-job', (event) => {
+    if (event.phase === 'finished') kinds.push(`${event.kind}:${event.outcome}`);
+  });
+  const result = await f.host.execute(
+    {
+      name: 'build_chart',
+      arguments: {
+        source: f.source,
+        spec: { mark: 'bar', encoding: { x: { field: 'name', type: 'nominal' }, y: { field: 'amount', type: 'quantitative' } } },
+        range: { start: 0, count: 12 },
+        filename: 'bars',
+      },
+    },
+    { conversationId: 'c' },
+  );
+  assert.equal(result.isError, false, result.text);
+  assert.deepEqual(kinds, ['chart:ok']);
+  const names = await outputs(f.host);
+  assert.deepEqual(names, ['bars.png', 'bars.svg']);
+  const png = await readFile(path.join(f.host.sandbox.conversation('c').folderPath('outputs'), 'bars.png'));
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG signature');
+  const svg = await readFile(path.join(f.host.sandbox.conversation('c').folderPath('outputs'), 'bars.svg'), 'utf8');
+  assert.equal((svg.match(/role-mark/g) ?? []).length > 0 || svg.includes('<path'), true);
+});
+
 for (const when of ['before', 'after'] as const) {
   test(`a worker killed ${when} publishing: another worker takes the job again and the file exists exactly once`, { skip }, async (t) => {
     const f = await fleet(t, { onReplicas: false, lockMs: 1000 });
