@@ -7,6 +7,12 @@ import { isJsonObject } from '../util/is-json-object.js';
 export interface FileJobData {
   kind: JobKind;
   task: Record<string, unknown>;
+  /**
+   * Redis time (ms) after which no worker may start the job: its call has
+   * stopped waiting (server.queueWaitMs), and a job it could not remove (Redis
+   * away at that moment) must never build a file nobody waits for.
+   */
+  takeByMs?: number;
 }
 
 /**
@@ -51,7 +57,7 @@ export function taskOnThisNode(data: unknown, sandboxRoot: string): FileJobData 
     );
   }
   delete task.progressPort;
-  return { kind: data.kind as JobKind, task };
+  return { kind: data.kind as JobKind, task, ...(typeof data.takeByMs === 'number' ? { takeByMs: data.takeByMs } : {}) };
 }
 
 /** The worker's side: a result whose path lies under the root travels as a root-relative path; a PNG as base64 text. */

@@ -12,7 +12,7 @@ import { formatCount } from '../util/format.js';
 import { isJsonObject } from '../util/is-json-object.js';
 import { resultOf, type FileJobData } from './file-job-data.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName, newJobId } from './job-names.js';
-import { jobConnection, settleWithin, whenReady } from './job-redis.js';
+import { jobConnection, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
 
 export interface FileJobQueueOptions {
   /** coordination.redis.url and keyPrefix. */
@@ -137,7 +137,13 @@ export class FileJobQueue implements FileRunner {
   async submit<R>(kind: JobKind, task: object, options: RunOptions = {}): Promise<R> {
     if (this.closed) throw new SpillwayError('WORKER_FAILED', 'The file-job queue is shut down (the host is closing).');
     const jobId = newJobId();
-    const data: FileJobData = { kind, task: withJobId(task, jobId) };
+    const waitMs = this.options.waitMs();
+    let data: FileJobData;
+    try {
+      data = { kind, task: withJobId(task, jobId), takeByMs: (await redisTimeMs(this.producer)) + waitMs };
+    } catch (error) {
+      throw unavailable(error);
+    }
     const observer = this.options.observer;
     const queuedAt = Date.now();
     let settled = false;
@@ -199,15 +205,15 @@ export class FileJobQueue implements FileRunner {
       this.waiting.set(jobId, entry);
       if (options.signal?.aborted === true) onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      const waitMs = this.options.waitMs();
       setDeadline(waitMs, () => {
-        void this.queue.remove(jobId).then(
-          (removed) => {
-            // Removed: nobody took it. Not removed: a worker took it this instant; keep waiting for it.
-            if (removed === 1) finish({ error: noWorker(kind, waitMs) });
-          },
-          () => finish({ error: noWorker(kind, waitMs) }),
-        );
+        void (async () => {
+          // Gone from Redis (restarted without its data): nothing will ever answer for it.
+          if ((await this.queue.getJobState(jobId).catch(() => 'waiting')) === 'unknown') return finish({ error: lost(kind) });
+          const removed = await this.queue.remove(jobId).catch(() => undefined);
+          // Removed: nobody took it. Redis away (undefined): the job may stay queued, but no worker
+          // starts it after its take-by time. Not removed: a worker took it this instant; keep waiting.
+          if (removed !== 0) finish({ error: noWorker(kind, waitMs) });
+        })();
       });
     });
     answer.catch(() => undefined);
@@ -285,6 +291,10 @@ export class FileJobQueue implements FileRunner {
         // The state first, then the job: a job fetched first may complete before its state is read,
         // and would then show "completed" with the answer it did not have yet.
         const state = await this.queue.getJobState(jobId);
+        if (state === 'unknown') {
+          entry.onFailed('the job is no longer in Redis: was Redis restarted without its data?');
+          continue;
+        }
         if (state === 'active' && entry.startedAt === undefined) entry.onActive();
         if (state !== 'completed' && state !== 'failed') continue;
         const job = await this.queue.getJob(jobId);
@@ -334,6 +344,14 @@ function noWorker(kind: JobKind, waitMs: number): SpillwayError {
     'BUSY',
     `No worker took the ${kind} job within ${formatCount(waitMs)} ms (server.queueWaitMs): every worker is busy, or no \`spillway worker\` is running (and coordination.jobs.onReplicas is false). The job was removed; nothing was written. Try again in a moment.`,
     { worker: kind, waitMs, retryable: true },
+  );
+}
+
+function lost(kind: JobKind): SpillwayError {
+  return new SpillwayError(
+    'WORKER_FAILED',
+    `The ${kind} job is no longer in Redis (was Redis restarted without its data?); no file is reported. Try the call again.`,
+    { worker: kind, retryable: true },
   );
 }
 

@@ -10,7 +10,7 @@ import type { SvgRequest } from '../charts/rasterize-svg.js';
 import type { Logger } from '../log/logger.js';
 import { replyWithResult, taskOnThisNode, type FileJobReply } from './file-job-data.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName } from './job-names.js';
-import { jobConnection, settleWithin, whenReady } from './job-redis.js';
+import { jobConnection, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
 
 export interface FileJobWorkerOptions {
   redisUrl: string;
@@ -83,11 +83,13 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
     if ((await connection.exists(cancelledKey(options.keyPrefix, job.id ?? ''))) === 1) return cancelledReply();
     let kind: JobKind;
     let task: Record<string, unknown>;
+    let takeByMs: number | undefined;
     try {
-      ({ kind, task } = taskOnThisNode(job.data, options.sandboxRoot));
+      ({ kind, task, takeByMs } = taskOnThisNode(job.data, options.sandboxRoot));
     } catch (error) {
       return { ok: false, error: toSpillwayError(error, 'WORKER_FAILED').toJSON() };
     }
+    if (takeByMs !== undefined && (await redisTimeMs(connection)) > takeByMs) return lateReply(kind);
     if (kind === 'chart' || kind === 'raster') return await renderOnThisNode(kind, task, signal);
     const ended = temps.track(task.output as OutputTarget | undefined);
     try {
@@ -144,6 +146,22 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
   return {
     threads: pool.threads,
     close: () => (closing ??= closeAll(worker, pool, connection, subscriber, options.taskTimeoutMs, () => charts)),
+  };
+}
+
+/** A job taken after its call stopped waiting: dropped (and its record removed), nothing built. */
+function lateReply(kind: JobKind): FileJobReply {
+  return {
+    ok: false,
+    cancelled: true,
+    error: new SpillwayError(
+      'BUSY',
+      `No worker took the ${kind} job before its call stopped waiting (server.queueWaitMs); nothing was written. Try again in a moment.`,
+      {
+        worker: kind,
+        retryable: true,
+      },
+    ).toJSON(),
   };
 }
 
