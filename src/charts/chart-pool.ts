@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { SpillwayError } from '../errors.js';
 import { AdmissionGate } from '../util/admission-gate.js';
+import type { ChartRenderer } from './chart-renderer.js';
 import type { RasterImage, SvgRequest } from './rasterize-svg.js';
 import type { ChartImages, ChartRequest } from './render-chart.js';
 
@@ -15,7 +16,7 @@ const workerHeapMb = 512;
  * The chart worker threads (one by default: charts are small and rendering is
  * CPU-bound). A render past its deadline has its thread ended by piscina.
  */
-export class ChartPool {
+export class ChartPool implements ChartRenderer {
   private pool: Piscina | undefined;
   private closed = false;
   /** Renders admitted (piscina does not count signalled tasks against its maxQueue, so they are counted here). */

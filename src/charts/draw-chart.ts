@@ -2,14 +2,14 @@ import type { FilesSqlEngine } from '../analysis/files-sql-engine.js';
 import type { TableSelection } from '../analysis/selection-sql.js';
 import type { Config } from '../config/schema.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
-import type { ChartPool } from './chart-pool.js';
+import type { ChartRenderer } from './chart-renderer.js';
 import { readChartRows } from './chart-rows.js';
 import { checkChartSpec } from './check-spec.js';
 import type { ChartImages } from './render-chart.js';
 
 export interface DrawChartInput {
   engine: FilesSqlEngine;
-  pool: ChartPool;
+  pool: ChartRenderer;
   sandbox: ConversationSandbox;
   config: Config;
   /** The model's Vega-Lite spec, unchecked. */

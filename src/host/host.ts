@@ -349,6 +349,16 @@ export class Host extends EventEmitter<HostEvents> {
    * rules, whatever its size; the after-spill hooks (disk quota) run as for a
    * call. Returns the file's facts, or undefined when it could not be written (logged).
    */
+  /** The shared spill numbers when there are some and their store is connected now. */
+  private sharedNumbersNow(): SpillNumbers | undefined {
+    try {
+      this.spillNumbers?.assertAvailable?.();
+      return this.spillNumbers;
+    } catch {
+      return undefined;
+    }
+  }
+
   async spillValue(input: {
     conversationId: string;
     /** Default "local". */
@@ -373,7 +383,10 @@ export class Host extends EventEmitter<HostEvents> {
       isError,
       settings: { ...this.spillSettings(input.tool), spill: true, thresholdChars: 0 },
       now: this.now(),
-      ...(this.spillNumbers === undefined ? {} : { numbers: this.spillNumbers }),
+      // Shared numbers while the store answers; without it, numbers from the files: the publish's
+      // link() skips a name another replica took meanwhile, and a result already in the history
+      // is never refused for a coordination fault.
+      ...(this.sharedNumbersNow() === undefined ? {} : { numbers: this.spillNumbers }),
       onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; the result stays where it was'),
     });
     const written = view.spill === undefined ? view.files : [view.spill, ...view.files];

@@ -1,12 +1,18 @@
 import path from 'node:path';
 import { SpillwayError, type SerializedError } from '../errors.js';
-import type { WorkerKind } from '../files/pool/worker-task.js';
+import type { JobKind } from '../files/pool/worker-task.js';
 import { isJsonObject } from '../util/is-json-object.js';
 
 /** What a job carries: the worker module to run and its task (plain JSON, no ports). */
 export interface FileJobData {
-  kind: WorkerKind;
+  kind: JobKind;
   task: Record<string, unknown>;
+  /**
+   * Redis time (ms) after which no worker may start the job: its call has
+   * stopped waiting (server.queueWaitMs), and a job it could not remove (Redis
+   * away at that moment) must never build a file nobody waits for.
+   */
+  takeByMs?: number;
 }
 
 /**
@@ -15,9 +21,10 @@ export interface FileJobData {
  * one. A result's `path` travels relative to the sandbox root, since replicas
  * and workers may mount the shared volume at different places.
  */
-export type FileJobReply = { ok: true; result: unknown; rootRelativePath?: string } | { ok: false; error: SerializedError; cancelled?: boolean };
+export type FileJobReply =
+  { ok: true; result: unknown; rootRelativePath?: string; pngBase64?: boolean } | { ok: false; error: SerializedError; cancelled?: boolean };
 
-const kinds: readonly WorkerKind[] = ['csv', 'xlsx', 'docx', 'pptx', 'markdown'];
+const kinds: readonly JobKind[] = ['csv', 'xlsx', 'docx', 'pptx', 'markdown', 'chart', 'raster'];
 
 /**
  * Reads a job's data on the worker node and puts its sandbox locations under
@@ -50,11 +57,18 @@ export function taskOnThisNode(data: unknown, sandboxRoot: string): FileJobData 
     );
   }
   delete task.progressPort;
-  return { kind: data.kind as WorkerKind, task };
+  return { kind: data.kind as JobKind, task, ...(typeof data.takeByMs === 'number' ? { takeByMs: data.takeByMs } : {}) };
 }
 
-/** The worker's side: a result whose path lies under the root travels as a root-relative path. */
+/** The worker's side: a result whose path lies under the root travels as a root-relative path; a PNG as base64 text. */
 export function replyWithResult(result: unknown, sandboxRoot: string): FileJobReply {
+  if (isJsonObject(result) && result.png instanceof Uint8Array) {
+    return {
+      ok: true,
+      result: { ...result, png: Buffer.from(result.png.buffer, result.png.byteOffset, result.png.byteLength).toString('base64') },
+      pngBase64: true,
+    };
+  }
   if (isJsonObject(result) && typeof result.path === 'string' && path.isAbsolute(result.path)) {
     const relative = path.relative(sandboxRoot, result.path);
     if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative))
@@ -72,6 +86,8 @@ export function resultOf<R>(reply: unknown, sandboxRoot: string): R {
   }
   if (!reply.ok) throw SpillwayError.fromJSON(reply.error as SerializedError);
   const result = reply.result;
+  if (reply.pngBase64 === true && isJsonObject(result) && typeof result.png === 'string')
+    return { ...result, png: new Uint8Array(Buffer.from(result.png, 'base64')) } as R;
   if (typeof reply.rootRelativePath === 'string' && isJsonObject(result)) {
     const parts = reply.rootRelativePath.split('/');
     if (parts.some((part) => part === '' || part === '.' || part === '..')) {

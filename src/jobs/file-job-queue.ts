@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { SpillwayError } from '../errors.js';
 import type { FileJobObservation, RunOptions } from '../files/pool/file-pool.js';
 import type { FileRunner } from '../files/pool/file-runner.js';
-import type { ProgressMessage, WorkerKind } from '../files/pool/worker-task.js';
+import type { JobKind, ProgressMessage, WorkerKind } from '../files/pool/worker-task.js';
 import type { Logger } from '../log/logger.js';
 import { ConversationSandbox, removeJobMarker } from '../sandbox/index.js';
 import type { AdmissionGate } from '../util/admission-gate.js';
@@ -12,7 +12,7 @@ import { formatCount } from '../util/format.js';
 import { isJsonObject } from '../util/is-json-object.js';
 import { resultOf, type FileJobData } from './file-job-data.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName, newJobId } from './job-names.js';
-import { jobConnection, settleWithin, whenReady } from './job-redis.js';
+import { jobConnection, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
 
 export interface FileJobQueueOptions {
   /** coordination.redis.url and keyPrefix. */
@@ -35,7 +35,7 @@ export interface FileJobQueueOptions {
 
 /** A call waiting for its job. */
 interface Waiting {
-  kind: WorkerKind;
+  kind: JobKind;
   queuedAt: number;
   startedAt?: number;
   onActive(): void;
@@ -104,7 +104,7 @@ export class FileJobQueue implements FileRunner {
       ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
     });
     try {
-      return await this.runJob<R>(kind, task, options);
+      return await this.submit<R>(kind, task, options);
     } finally {
       release();
     }
@@ -133,9 +133,17 @@ export class FileJobQueue implements FileRunner {
     this.eventsConnection.disconnect();
   }
 
-  private async runJob<R>(kind: WorkerKind, task: object, options: RunOptions): Promise<R> {
+  /** Queues one job and waits for its answer; the caller has passed its own admission gate (run passes the exports gate). */
+  async submit<R>(kind: JobKind, task: object, options: RunOptions = {}): Promise<R> {
+    if (this.closed) throw new SpillwayError('WORKER_FAILED', 'The file-job queue is shut down (the host is closing).');
     const jobId = newJobId();
-    const data: FileJobData = { kind, task: withJobId(task, jobId) };
+    const waitMs = this.options.waitMs();
+    let data: FileJobData;
+    try {
+      data = { kind, task: withJobId(task, jobId), takeByMs: (await redisTimeMs(this.producer)) + waitMs };
+    } catch (error) {
+      throw unavailable(error);
+    }
     const observer = this.options.observer;
     const queuedAt = Date.now();
     let settled = false;
@@ -197,15 +205,15 @@ export class FileJobQueue implements FileRunner {
       this.waiting.set(jobId, entry);
       if (options.signal?.aborted === true) onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      const waitMs = this.options.waitMs();
       setDeadline(waitMs, () => {
-        void this.queue.remove(jobId).then(
-          (removed) => {
-            // Removed: nobody took it. Not removed: a worker took it this instant; keep waiting for it.
-            if (removed === 1) finish({ error: noWorker(kind, waitMs) });
-          },
-          () => finish({ error: noWorker(kind, waitMs) }),
-        );
+        void (async () => {
+          // Gone from Redis (restarted without its data): nothing will ever answer for it.
+          if ((await this.queue.getJobState(jobId).catch(() => 'waiting')) === 'unknown') return finish({ error: lost(kind) });
+          const removed = await this.queue.remove(jobId).catch(() => undefined);
+          // Removed: nobody took it. Redis away (undefined): the job may stay queued, but no worker
+          // starts it after its take-by time. Not removed: a worker took it this instant; keep waiting.
+          if (removed !== 0) finish({ error: noWorker(kind, waitMs) });
+        })();
       });
     });
     answer.catch(() => undefined);
@@ -280,11 +288,18 @@ export class FileJobQueue implements FileRunner {
   private async reconcile(): Promise<void> {
     for (const [jobId, entry] of [...this.waiting]) {
       try {
+        // The state first, then the job: a job fetched first may complete before its state is read,
+        // and would then show "completed" with the answer it did not have yet.
+        const state = await this.queue.getJobState(jobId);
+        if (state === 'unknown') {
+          entry.onFailed('the job is no longer in Redis: was Redis restarted without its data?');
+          continue;
+        }
+        if (state === 'active' && entry.startedAt === undefined) entry.onActive();
+        if (state !== 'completed' && state !== 'failed') continue;
         const job = await this.queue.getJob(jobId);
         if (job === undefined) continue;
-        const state = await job.getState();
-        if (state === 'active' && entry.startedAt === undefined) entry.onActive();
-        else if (state === 'completed') entry.onCompleted(job.returnvalue);
+        if (state === 'completed' && job.returnvalue !== null && job.returnvalue !== undefined) entry.onCompleted(job.returnvalue);
         else if (state === 'failed') entry.onFailed(job.failedReason);
       } catch {
         return; // Redis away: the events (or the deadlines) settle the calls
@@ -324,7 +339,7 @@ function unavailable(error: unknown): SpillwayError {
   );
 }
 
-function noWorker(kind: WorkerKind, waitMs: number): SpillwayError {
+function noWorker(kind: JobKind, waitMs: number): SpillwayError {
   return new SpillwayError(
     'BUSY',
     `No worker took the ${kind} job within ${formatCount(waitMs)} ms (server.queueWaitMs): every worker is busy, or no \`spillway worker\` is running (and coordination.jobs.onReplicas is false). The job was removed; nothing was written. Try again in a moment.`,
@@ -332,7 +347,15 @@ function noWorker(kind: WorkerKind, waitMs: number): SpillwayError {
   );
 }
 
-function timedOut(kind: WorkerKind, runMs: number): SpillwayError {
+function lost(kind: JobKind): SpillwayError {
+  return new SpillwayError(
+    'WORKER_FAILED',
+    `The ${kind} job is no longer in Redis (was Redis restarted without its data?); no file is reported. Try the call again.`,
+    { worker: kind, retryable: true },
+  );
+}
+
+function timedOut(kind: JobKind, runMs: number): SpillwayError {
   return new SpillwayError(
     'TOOL_TIMEOUT',
     `Building the ${kind} file took longer than ${formatCount(runMs)} ms (workers.taskTimeoutMs plus coordination.jobs.lockMs) and was stopped; no file is reported. Export fewer rows (range) or columns, or raise the limit.`,

@@ -3,11 +3,14 @@ import type { Redis } from 'ioredis';
 import { SpillwayError, toSpillwayError } from '../errors.js';
 import { FilePool, type FileJobObservation } from '../files/pool/file-pool.js';
 import { OutputTemps } from '../files/pool/output-temps.js';
-import type { OutputTarget, WorkerKind } from '../files/pool/worker-task.js';
+import type { JobKind, OutputTarget, WorkerKind } from '../files/pool/worker-task.js';
+import { ChartPool } from '../charts/chart-pool.js';
+import type { ChartRequest } from '../charts/render-chart.js';
+import type { SvgRequest } from '../charts/rasterize-svg.js';
 import type { Logger } from '../log/logger.js';
 import { replyWithResult, taskOnThisNode, type FileJobReply } from './file-job-data.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName } from './job-names.js';
-import { jobConnection, settleWithin, whenReady } from './job-redis.js';
+import { jobConnection, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
 
 export interface FileJobWorkerOptions {
   redisUrl: string;
@@ -58,18 +61,39 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
   const subscriber = jobConnection(options.redisUrl, 'blocking', logger);
   const temps = new OutputTemps();
 
+  // Charts render on one thread of their own, as on a single host (rendering is CPU-bound and brief).
+  let charts: ChartPool | undefined;
+  const renderOnThisNode = async (kind: 'chart' | 'raster', task: Record<string, unknown>, signal?: AbortSignal): Promise<FileJobReply> => {
+    charts ??= new ChartPool({ threads: 1, maxQueue: 64 });
+    const timeoutMs = typeof task.timeoutMs === 'number' ? task.timeoutMs : 30_000;
+    const renderOptions = { timeoutMs, ...(signal === undefined ? {} : { signal }) };
+    try {
+      const result =
+        kind === 'chart'
+          ? await charts.render(task.request as unknown as ChartRequest, renderOptions)
+          : await charts.rasterize(task.request as unknown as SvgRequest, renderOptions);
+      return replyWithResult(result, '');
+    } catch (error) {
+      if (signal?.aborted === true) return cancelledReply();
+      return { ok: false, error: toSpillwayError(error, 'CHART_FAILED').toJSON() };
+    }
+  };
+
   const processor = async (job: Job, _token?: string, signal?: AbortSignal): Promise<FileJobReply> => {
     if ((await connection.exists(cancelledKey(options.keyPrefix, job.id ?? ''))) === 1) return cancelledReply();
-    let kind: WorkerKind;
+    let kind: JobKind;
     let task: Record<string, unknown>;
+    let takeByMs: number | undefined;
     try {
-      ({ kind, task } = taskOnThisNode(job.data, options.sandboxRoot));
+      ({ kind, task, takeByMs } = taskOnThisNode(job.data, options.sandboxRoot));
     } catch (error) {
       return { ok: false, error: toSpillwayError(error, 'WORKER_FAILED').toJSON() };
     }
+    if (takeByMs !== undefined && (await redisTimeMs(connection)) > takeByMs) return lateReply(kind);
+    if (kind === 'chart' || kind === 'raster') return await renderOnThisNode(kind, task, signal);
     const ended = temps.track(task.output as OutputTarget | undefined);
     try {
-      const result = await pool.run(kind, task, {
+      const result = await pool.run(kind as WorkerKind, task, {
         ...(signal === undefined ? {} : { signal }),
         onProgress: (progress) => void job.updateProgress(progress).catch(() => undefined),
       });
@@ -105,7 +129,7 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
     await whenReady(connection, 5_000);
     await subscriber.subscribe(cancelChannel(options.keyPrefix));
   } catch (error) {
-    await closeAll(worker, pool, connection, subscriber, 0);
+    await closeAll(worker, pool, connection, subscriber, 0, () => charts);
     throw new SpillwayError(
       'COORDINATION_UNAVAILABLE',
       `coordination.redis.url: the file-job worker cannot reach Redis (${error instanceof Error ? error.message : String(error)}). Start Redis or correct the URL.`,
@@ -121,7 +145,23 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
   let closing: Promise<void> | undefined;
   return {
     threads: pool.threads,
-    close: () => (closing ??= closeAll(worker, pool, connection, subscriber, options.taskTimeoutMs)),
+    close: () => (closing ??= closeAll(worker, pool, connection, subscriber, options.taskTimeoutMs, () => charts)),
+  };
+}
+
+/** A job taken after its call stopped waiting: dropped (and its record removed), nothing built. */
+function lateReply(kind: JobKind): FileJobReply {
+  return {
+    ok: false,
+    cancelled: true,
+    error: new SpillwayError(
+      'BUSY',
+      `No worker took the ${kind} job before its call stopped waiting (server.queueWaitMs); nothing was written. Try again in a moment.`,
+      {
+        worker: kind,
+        retryable: true,
+      },
+    ).toJSON(),
   };
 }
 
@@ -133,12 +173,20 @@ function cancelledReply(): FileJobReply {
   };
 }
 
-async function closeAll(worker: Worker, pool: FilePool, connection: Redis, subscriber: Redis, runningMs: number): Promise<void> {
+async function closeAll(
+  worker: Worker,
+  pool: FilePool,
+  connection: Redis,
+  subscriber: Redis,
+  runningMs: number,
+  charts: () => ChartPool | undefined,
+): Promise<void> {
   // Running jobs finish first (a graceful close waits for them), unless Redis is gone: then
   // they could not be reported anyway, and the jobs go back to the queue once their lock runs out.
   if (connection.status === 'ready') await settleWithin(worker.close(), runningMs);
   await settleWithin(worker.close(true), 2_000);
   await pool.close();
+  await charts()?.close();
   subscriber.disconnect();
   connection.disconnect();
 }

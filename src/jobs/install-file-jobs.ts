@@ -1,7 +1,9 @@
 import type { Config } from '../config/schema.js';
+import type { ChartRenderer } from '../charts/chart-renderer.js';
 import type { FileRunner } from '../files/pool/file-runner.js';
 import type { WorkerKind } from '../files/pool/worker-task.js';
 import type { Host } from '../host/host.js';
+import { ChartJobs } from './chart-jobs.js';
 import { FileJobQueue } from './file-job-queue.js';
 import { startFileJobWorker } from './file-job-worker.js';
 
@@ -12,13 +14,14 @@ type Redis = NonNullable<Config['coordination']['redis']>;
  * set): the file tools get the queue as their runner, the "exports" queue of
  * /healthz counts this replica's calls waiting for jobs, metrics count the jobs
  * from the host's file-job events, and, with coordination.jobs.onReplicas,
- * this host takes jobs on its own threads too. Everything closes with the host.
+ * this host takes jobs on its own threads too. Charts go through the same
+ * queue (returned as the analysis tools' renderer). Everything closes with the host.
  */
 export async function installFileJobs(
   host: Host,
   redis: Redis,
   options: { keyPrefix: string; workerModules?: Partial<Record<WorkerKind, URL>> },
-): Promise<FileRunner> {
+): Promise<{ runner: FileRunner; charts: ChartRenderer }> {
   const gate = host.queues.gate({
     name: 'exports',
     noun: 'export',
@@ -57,5 +60,12 @@ export async function installFileJobs(
     // Closers run last-registered first: this worker's running jobs finish before the queue closes.
     host.onClose(() => worker.close());
   }
-  return queue;
+  // This replica's chart calls waiting for jobs: as many as its file calls may.
+  const chartsGate = host.queues.gate({
+    name: 'charts',
+    noun: 'chart',
+    keys: 'workers.maxQueue',
+    limits: () => ({ running: host.config.workers.maxQueue, waiting: host.config.workers.maxQueue, waitMs: host.config.server.queueWaitMs }),
+  });
+  return { runner: queue, charts: new ChartJobs(queue, chartsGate) };
 }

@@ -88,14 +88,14 @@ export async function assembleHost(options: CreateHostOptions = {}): Promise<Ass
     const files = options.workerModules === undefined ? {} : { workerModules: options.workerModules };
     // A fleet (Redis) builds files through its job queue; one process on its own threads.
     const redis = config.coordination.redis;
-    const runner =
+    const jobs =
       redis === undefined
         ? undefined
         : await installFileJobs(host, redis, { keyPrefix: redis.keyPrefix ?? defaultKeyPrefix, ...files }).catch(async (error: unknown) => {
             await host.close();
             throw error;
           });
-    for (const tool of await builtinTools(host, { ...files, ...(runner === undefined ? {} : { runner }) })) host.registerTool(tool);
+    for (const tool of await builtinTools(host, { ...files, ...(jobs ?? {}) })) host.registerTool(tool);
   }
   return { host, quota, ...(coordinator === undefined ? {} : { coordinator }), ...(expiryLog === undefined ? {} : { expiryLog }) };
 }

@@ -8,9 +8,11 @@ import { readSidecar } from './read-sidecar.js';
  * Exactly-once publishing for a job that may run more than once (its worker
  * died and another took it again). Before the finished file is hard-linked to
  * its final name, a marker in the same folder records that name and the
- * file's inode (a link keeps the inode). A later run of the same job that
- * finds the marker, and the named file with that inode, knows its file is
- * already published and keeps it instead of publishing a second copy. A run
+ * file's inode and size (a link keeps both). A later run of the same job that
+ * finds the marker, and the named file with that inode and size, knows its
+ * file is already published and keeps it instead of publishing a second copy.
+ * The device number is not compared: NFS clients number one export
+ * differently on each node, while the inode is the server's file id. A run
  * killed between the marker and the link left no file of that inode under
  * the name, so the next run publishes (and rewrites the marker).
  *
@@ -24,8 +26,8 @@ const jobIdPattern = /^[0-9a-f]{32}$/;
 
 interface Marker {
   name: string;
-  dev: number;
   ino: number;
+  size: number;
 }
 
 export function isJobId(value: unknown): value is string {
@@ -48,24 +50,25 @@ export async function findPublished(folder: string, jobId: string): Promise<stri
   } catch {
     return undefined;
   }
-  const { name, dev, ino } = marker;
-  if (typeof name !== 'string' || typeof dev !== 'number' || typeof ino !== 'number') return undefined;
+  const { name, ino, size } = marker;
+  if (typeof name !== 'string' || typeof ino !== 'number' || typeof size !== 'number') return undefined;
   // Only a plain name in this folder: the marker is ours, but never trusted to point elsewhere.
   if (name !== path.basename(name) || name === '.' || name === '..' || name.includes('\0')) return undefined;
   const info = await lstat(path.join(folder, name)).catch(() => undefined);
-  return info?.isFile() === true && info.ino === ino && info.dev === dev ? path.join(folder, name) : undefined;
+  return info?.isFile() === true && info.ino === ino && info.size === size ? path.join(folder, name) : undefined;
 }
 
 /**
  * Publish options that record each candidate name in the job's marker just
  * before the link (chain them after the caller's own options).
  */
-export async function markBeforeLink(folder: string, jobId: string, tempPath: string): Promise<Required<Pick<PublishOptions, 'beforeLink'>>> {
-  const temp = await lstat(tempPath);
+export function markBeforeLink(folder: string, jobId: string, tempPath: string): Required<Pick<PublishOptions, 'beforeLink'>> {
   const markerPath = path.join(folder, jobMarkerName(jobId));
   return {
     beforeLink: async (finalPath) => {
-      const marker: Marker = { name: path.basename(finalPath), dev: temp.dev, ino: temp.ino };
+      // The temporary file is complete here (closed before publishing).
+      const temp = await lstat(tempPath);
+      const marker: Marker = { name: path.basename(finalPath), ino: temp.ino, size: temp.size };
       await writeFileAtomic(markerPath, JSON.stringify(marker), { overwrite: true });
       // A name that turns out to be taken needs no undo: the next candidate rewrites the marker.
       return async () => undefined;

@@ -1,3 +1,4 @@
+import type { ChartRenderer } from '../charts/chart-renderer.js';
 import type { Host } from '../host/host.js';
 import type { ToolDefinition } from '../host/tool.js';
 import { analysisServices, analysisTools, withParquet } from './analysis/analysis-tools.js';
@@ -17,16 +18,17 @@ import { querySqlTool, sqlGateOptions } from './sql/query-sql.js';
  * services (the worker pool, the SQL source) creates them here from the host
  * and registers their shutdown with host.onClose.
  */
-export async function builtinTools(host: Host, options: FileToolOptions = {}): Promise<ToolDefinition[]> {
+export async function builtinTools(host: Host, options: FileToolOptions & { charts?: ChartRenderer } = {}): Promise<ToolDefinition[]> {
   const tools: ToolDefinition[] = [];
 
   // Reread: read_file, search_file, list_files.
   tools.push(readFileTool, searchFileTool, listFilesTool);
 
   // File building (export_table, build_document, attach_file, draw_table); Parquet exports go through DuckDB.
-  const analysis = analysisServices(host);
+  const { charts, ...fileOptions } = options;
+  const analysis = analysisServices(host, charts === undefined ? {} : { charts });
   const figures: FigureResolver = (block, context) => resolveFigure(block, analysis, context);
-  tools.push(...withParquet(fileTools(host, { ...options, figures }), analysis));
+  tools.push(...withParquet(fileTools(host, { ...fileOptions, figures }), analysis));
 
   // Delegation (call_with_args_file).
   tools.push(callWithArgsFileTool);

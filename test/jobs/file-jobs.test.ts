@@ -6,6 +6,9 @@ import { createInterface } from 'node:readline';
 import { test, type TestContext } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { startFileJobWorker } from '../../src/jobs/file-job-worker.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { isRetryable } from '../../src/errors.js';
 import { defineTool } from '../../src/host/define-tool.js';
 import type { Host } from '../../src/host/host.js';
@@ -133,6 +136,35 @@ test('a worker process builds the files when replicas take no jobs, with progres
   assert.match(drawn.text, /\| id/);
 });
 
+test('charts are jobs too: a worker process renders build_chart, and the PNG comes back intact', { skip }, async (t) => {
+  const f = await fleet(t, { onReplicas: false });
+  await startWorker(t, f);
+  const kinds: string[] = [];
+  f.host.on('file-job', (event) => {
+    if (event.phase === 'finished') kinds.push(`${event.kind}:${event.outcome}`);
+  });
+  const result = await f.host.execute(
+    {
+      name: 'build_chart',
+      arguments: {
+        source: f.source,
+        spec: { mark: 'bar', encoding: { x: { field: 'name', type: 'nominal' }, y: { field: 'amount', type: 'quantitative' } } },
+        range: { start: 0, count: 12 },
+        filename: 'bars',
+      },
+    },
+    { conversationId: 'c' },
+  );
+  assert.equal(result.isError, false, result.text);
+  assert.deepEqual(kinds, ['chart:ok']);
+  const names = await outputs(f.host);
+  assert.deepEqual(names, ['bars.png', 'bars.svg']);
+  const png = await readFile(path.join(f.host.sandbox.conversation('c').folderPath('outputs'), 'bars.png'));
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG signature');
+  const svg = await readFile(path.join(f.host.sandbox.conversation('c').folderPath('outputs'), 'bars.svg'), 'utf8');
+  assert.equal((svg.match(/role-mark/g) ?? []).length > 0 || svg.includes('<path'), true);
+});
+
 for (const when of ['before', 'after'] as const) {
   test(`a worker killed ${when} publishing: another worker takes the job again and the file exists exactly once`, { skip }, async (t) => {
     const f = await fleet(t, { onReplicas: false, lockMs: 1000 });
@@ -215,4 +247,43 @@ test('Redis gone: an export fails with COORDINATION_UNAVAILABLE (retryable) and 
   assert.equal(result.error?.code, 'COORDINATION_UNAVAILABLE', result.text);
   assert.equal(isRetryable(result.error!.code), true);
   assert.deepEqual(await outputs(temp.host), []);
+});
+
+test(
+  'a job still queued after its call stopped waiting (Redis was away at the deadline) is dropped by the worker that takes it: no file nobody waits for',
+  { skip },
+  async (t) => {
+    const f = await fleet(t, { onReplicas: false });
+    const target = { kind: 'sandbox', root: f.host.sandbox.root, principal: 'local', conversationId: 'c', filename: 'late.csv', onExisting: 'rename' };
+    const source = { kind: 'sandbox', root: f.host.sandbox.root, principal: 'local', conversationId: 'c', path: f.source };
+    await f.queue.add('csv', { kind: 'csv', task: { source, selection: { sort: [] }, output: target }, takeByMs: 1 }, { jobId: 'late-job' });
+    const worker = await startFileJobWorker({
+      redisUrl: f.redisUrl,
+      keyPrefix: f.keyPrefix,
+      sandboxRoot: f.host.sandbox.root,
+      poolSize: 1,
+      maxQueue: 4,
+      taskTimeoutMs: 60_000,
+      lockMs: 5_000,
+      retries: 1,
+      logger: silentLogger(),
+    });
+    t.after(() => worker.close());
+    // Dropped jobs are removed; a job the worker built would stay "completed" (removed only by its caller).
+    await waitFor(async () => (await jobCounts(f.queue)) === 0, 'the late job to be dropped');
+    assert.deepEqual(await outputs(f.host), []);
+  },
+);
+
+test('a job lost from Redis (restarted without its data) fails its call with WORKER_FAILED instead of waiting forever', { skip }, async (t) => {
+  const f = await fleet(t, { onReplicas: false }, { server: { queueWaitMs: 1000 } });
+  const probe = new Redis(f.redisUrl);
+  probe.on('error', () => undefined);
+  t.after(() => probe.disconnect());
+  f.host.on('file-job', (event) => {
+    if (event.phase === 'queued') void probe.flushall();
+  });
+  const result = await f.host.execute({ name: 'export_table', arguments: { source: f.source, format: 'csv' } }, { conversationId: 'c' });
+  assert.equal(result.error?.code, 'WORKER_FAILED', result.text);
+  assert.match(result.text, /no longer in Redis/);
 });

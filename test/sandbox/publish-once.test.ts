@@ -50,7 +50,7 @@ test('a second run of a job whose file is published keeps that file and publishe
 test('a run killed between its marker and its link left no file of that inode: the next run publishes', async (t) => {
   const { outputs, run, visible } = await setup(t);
   // The marker names a file that was never linked.
-  await writeFile(path.join(outputs, jobMarkerName(jobId)), JSON.stringify({ name: 'report.csv', dev: 1, ino: 1 }));
+  await writeFile(path.join(outputs, jobMarkerName(jobId)), JSON.stringify({ name: 'report.csv', ino: 1, size: 5 }));
   const result = await run('data\n');
   assert.equal(path.basename(result.path), 'report.csv');
   assert.deepEqual(await visible(), ['report.csv']);
@@ -62,7 +62,7 @@ test("another file under the marker's name (someone else's export) is not mistak
   const { outputs, run, visible } = await setup(t);
   await writeFile(path.join(outputs, 'report.csv'), 'not ours\n');
   const other = await lstat(path.join(outputs, 'report.csv'));
-  await writeFile(path.join(outputs, jobMarkerName(jobId)), JSON.stringify({ name: 'report.csv', dev: other.dev, ino: other.ino + 1 }));
+  await writeFile(path.join(outputs, jobMarkerName(jobId)), JSON.stringify({ name: 'report.csv', ino: other.ino + 1, size: other.size }));
   const result = await run('ours\n');
   assert.equal(path.basename(result.path), 'report (2).csv');
   assert.equal(result.requestedName, 'report.csv');
@@ -71,7 +71,7 @@ test("another file under the marker's name (someone else's export) is not mistak
 
 test('a marker that names a path outside its folder is ignored', async (t) => {
   const { outputs, run, visible } = await setup(t);
-  await writeFile(path.join(outputs, jobMarkerName(jobId)), JSON.stringify({ name: '../results/x.csv', dev: 1, ino: 1 }));
+  await writeFile(path.join(outputs, jobMarkerName(jobId)), JSON.stringify({ name: '../results/x.csv', ino: 1, size: 5 }));
   const result = await run('data\n');
   assert.equal(path.basename(result.path), 'report.csv');
   assert.deepEqual(await visible(), ['report.csv']);

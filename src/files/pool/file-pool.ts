@@ -6,7 +6,7 @@ import type { Logger } from '../../log/logger.js';
 import { AdmissionGate } from '../../util/admission-gate.js';
 import { formatCount } from '../../util/format.js';
 import { workerModules } from './worker-modules.js';
-import type { ProgressMessage, WorkerKind, WorkerReply } from './worker-task.js';
+import type { JobKind, ProgressMessage, WorkerKind, WorkerReply } from './worker-task.js';
 
 export interface FilePoolOptions {
   /** Threads; 0 means one per core. */
@@ -31,9 +31,9 @@ export interface FilePoolOptions {
 
 /** A task's life on the pool, as an observer sees it. */
 export type FileJobObservation =
-  | { phase: 'queued'; kind: WorkerKind }
-  | { phase: 'started'; kind: WorkerKind; waitMs: number }
-  | { phase: 'finished'; kind: WorkerKind; outcome: 'ok' | 'failed'; started: boolean; errorCode?: string; runMs?: number; totalMs: number };
+  | { phase: 'queued'; kind: JobKind }
+  | { phase: 'started'; kind: JobKind; waitMs: number }
+  | { phase: 'finished'; kind: JobKind; outcome: 'ok' | 'failed'; started: boolean; errorCode?: string; runMs?: number; totalMs: number };
 
 export interface RunOptions {
   signal?: AbortSignal;

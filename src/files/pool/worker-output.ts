@@ -40,7 +40,7 @@ export async function openOutput(target: OutputTarget): Promise<OutputFile> {
         }
       }
       const options = target.kind === 'sandbox' ? { pickFreeName: target.onExisting === 'rename' } : { overwrite: target.overwrite };
-      const marking = jobId === undefined ? {} : await markBeforeLink(path.dirname(finalPath), jobId, pending.tempPath);
+      const marking = jobId === undefined ? {} : markBeforeLink(path.dirname(finalPath), jobId, pending.tempPath);
       const written = await pending.commit({ ...options, ...marking });
       return described(written, finalPath);
     },

@@ -27,6 +27,9 @@ export type OutputTarget =
 /** The worker task modules, one per output format. */
 export type WorkerKind = 'csv' | 'xlsx' | 'docx' | 'pptx' | 'markdown';
 
+/** What a fleet's job may build: a file (a worker module above), a chart, or a PNG of an SVG image. */
+export type JobKind = WorkerKind | 'chart' | 'raster';
+
 interface TaskBase {
   /** Receives {@link SelectionProgress} messages when the caller shows progress. */
   progressPort?: MessagePort;

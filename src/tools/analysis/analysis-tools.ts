@@ -1,6 +1,8 @@
 import { FilesSqlEngine, filesSqlGateOptions } from '../../analysis/files-sql-engine.js';
 import { ChartPool } from '../../charts/chart-pool.js';
+import type { ChartRenderer } from '../../charts/chart-renderer.js';
 import type { Host } from '../../host/host.js';
+import type { AdmissionGateOptions } from '../../util/admission-gate.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { buildChartTool } from './build-chart.js';
 import { withParquetExport } from './export-parquet.js';
@@ -10,27 +12,30 @@ import { queryFilesTool } from './query-files.js';
 /** The services behind the analysis tools: DuckDB child processes and the chart worker. */
 export interface AnalysisServices {
   engine: FilesSqlEngine;
-  charts: ChartPool;
+  charts: ChartRenderer;
 }
 
-export function analysisServices(host: Host): AnalysisServices {
+/** `charts`: render somewhere else (the fleet's job queue; its owner closes it) instead of on this host's chart thread. */
+export function analysisServices(host: Host, options: { charts?: ChartRenderer } = {}): AnalysisServices {
   const { maxConcurrent, maxWaiting } = host.config.analysis;
   const gate = host.queues.gate(filesSqlGateOptions(() => ({ ...host.config.analysis, queueWaitMs: host.config.server.queueWaitMs })));
   const engine = new FilesSqlEngine({ maxConcurrent, maxWaiting, gate });
+  host.onClose(() => engine.close());
+  if (options.charts !== undefined) return { engine, charts: options.charts };
   const chartThreads = 1;
   const chartsWaiting = 16;
   const charts = new ChartPool({
     threads: chartThreads,
     maxQueue: chartsWaiting,
-    gate: host.queues.gate({
-      name: 'charts',
-      noun: 'chart',
-      limits: () => ({ running: chartThreads, waiting: chartsWaiting, waitMs: host.config.server.queueWaitMs }),
-    }),
+    gate: host.queues.gate(chartsGateOptions(host)),
   });
-  host.onClose(() => engine.close());
   host.onClose(() => charts.close());
   return { engine, charts };
+}
+
+/** The "charts" queue of /healthz: one chart at a time per host, 16 waiting. */
+function chartsGateOptions(host: Host): AdmissionGateOptions {
+  return { name: 'charts', noun: 'chart', limits: () => ({ running: 1, waiting: 16, waitMs: host.config.server.queueWaitMs }) };
 }
 
 /** Working on a whole result without reading it: inspect_file, query_files, build_chart. */

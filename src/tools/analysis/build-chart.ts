@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
-import type { ChartPool } from '../../charts/chart-pool.js';
+import type { ChartRenderer } from '../../charts/chart-renderer.js';
 import type { TableSelection } from '../../analysis/selection-sql.js';
 import { drawChart } from '../../charts/draw-chart.js';
 import { SpillwayError } from '../../errors.js';
@@ -78,7 +78,7 @@ function chartStem(requested: string | undefined, source: string): string {
 }
 
 /** build_chart: a Vega-Lite chart of a sandbox table, as SVG and PNG downloads in outputs/. */
-export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartPool }): ToolDefinition {
+export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartRenderer }): ToolDefinition {
   return defineTool({
     name: 'build_chart',
     outputSchema: buildChartOutput,
