@@ -276,6 +276,13 @@ test('deploy/haproxy and the in-cluster HAProxy route by Mcp-Session-Id learned 
   }
 });
 
+test('docs/deploy.md names every file in deploy/ (its table of the files)', () => {
+  const doc = readFileSync(path.join(packageRoot, 'docs', 'deploy.md'), 'utf8');
+  const files = readdirSync(deployDir).flatMap((folder) => readdirSync(path.join(deployDir, folder)));
+  assert.ok(files.length >= 15);
+  for (const name of files) assert.ok(doc.includes(`${name}\``), `docs/deploy.md names ${name}`);
+});
+
 function haproxyMissing(): string | undefined {
   const found = spawnSync('haproxy', ['-v'], { encoding: 'utf8' });
   return found.error === undefined && found.status === 0 ? undefined : 'haproxy is not installed (.ci/run installs the Debian package haproxy)';
