@@ -35,6 +35,7 @@ interface PodSpec {
 }
 interface DeploymentSpec {
   replicas?: number;
+  strategy?: { rollingUpdate?: { maxUnavailable?: number | string } };
   template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
 }
 
@@ -138,6 +139,9 @@ test('deploy/k8s: every manifest parses, and the kinds a fleet needs are there',
   named('Service', 'spillway');
   named('CronJob', 'spillway-cleanup');
   named('Secret', 'spillway-tokens');
+  // BullMQ keeps the job queue in Redis: a Redis that evicts keys would drop jobs.
+  const [redis] = containersOf(named('Deployment', 'spillway-redis'));
+  assert.match((redis?.args ?? []).join(' '), /--maxmemory-policy noeviction/);
   const pvc = named('PersistentVolumeClaim', 'spillway-sandbox');
   assert.deepEqual((pvc.spec as { accessModes: string[] }).accessModes, ['ReadWriteMany']);
 });
@@ -172,6 +176,8 @@ test("deploy/k8s: the workers share the replicas' claim, configuration, Secret a
   const workers = deploymentSpec('spillway-worker');
   const replicas = deploymentSpec('spillway');
   assert.equal(workers.replicas, 2);
+  // With coordination.jobs.onReplicas false, a moment without workers answers every export with BUSY.
+  assert.equal(workers.strategy?.rollingUpdate?.maxUnavailable, 0);
   const pod = workers.template.spec;
   const [worker] = pod.containers;
   const [replica] = replicas.template.spec.containers;
