@@ -66,15 +66,6 @@ async function usageOf(verb: string): Promise<string> {
   return out;
 }
 
-/**
- * Why the checks of `spillway worker` command lines are skipped, or undefined when the verb exists. The verb comes
- * with the jobs branch; until it is merged the worker unit and Deployment are checked without their command line.
- */
-const workerVerbMissing = await (async () => {
-  const code = await main(['worker', '--help'], { out: () => undefined, err: () => undefined, interactive: false });
-  return code === 0 ? undefined : 'spillway worker is not on this branch yet (the jobs branch adds it)';
-})();
-
 /** Checks that `argv` (after the program name) is a real verb with flags its usage lists. */
 async function assertRealCommandLine(argv: readonly string[], where: string): Promise<void> {
   const [verb, ...rest] = argv;
@@ -209,7 +200,7 @@ test("deploy/k8s: the workers share the replicas' claim, configuration, Secret a
   assert.ok((pod.terminationGracePeriodSeconds ?? 30) * 1000 > config.workers.taskTimeoutMs);
 });
 
-test('deploy/k8s and deploy/systemd: the workers run `spillway worker` with real flags', { skip: workerVerbMissing }, async () => {
+test('deploy/k8s and deploy/systemd: the workers run `spillway worker` with real flags', async () => {
   const [container] = containersOf(named('Deployment', 'spillway-worker'));
   assert.ok(container !== undefined);
   await assertRealCommandLine(container.args ?? [], 'Deployment spillway-worker');
