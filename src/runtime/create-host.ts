@@ -2,7 +2,8 @@ import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { Host } from '../host/host.js';
 import type { ApprovalHandler } from '../host/tool.js';
-import { openCoordinator } from '../coordination/open-coordinator.js';
+import { defaultKeyPrefix, openCoordinator } from '../coordination/open-coordinator.js';
+import { installFileJobs } from '../jobs/install-file-jobs.js';
 import type { Coordinator } from '../coordination/coordinator.js';
 import { sharedSpillNumbers } from '../coordination/shared-spill-numbers.js';
 import { silentLogger, type Logger } from '../log/logger.js';
@@ -85,7 +86,16 @@ export async function assembleHost(options: CreateHostOptions = {}): Promise<Ass
   });
   if (options.builtins !== false) {
     const files = options.workerModules === undefined ? {} : { workerModules: options.workerModules };
-    for (const tool of await builtinTools(host, files)) host.registerTool(tool);
+    // A fleet (Redis) builds files through its job queue; one process on its own threads.
+    const redis = config.coordination.redis;
+    const runner =
+      redis === undefined
+        ? undefined
+        : await installFileJobs(host, redis, { keyPrefix: redis.keyPrefix ?? defaultKeyPrefix, ...files }).catch(async (error: unknown) => {
+            await host.close();
+            throw error;
+          });
+    for (const tool of await builtinTools(host, { ...files, ...(runner === undefined ? {} : { runner }) })) host.registerTool(tool);
   }
   return { host, quota, ...(coordinator === undefined ? {} : { coordinator }), ...(expiryLog === undefined ? {} : { expiryLog }) };
 }

@@ -10,3 +10,4 @@ export { readBounded } from './read-bounded.js';
 export { assertCurrentLayout, findOldLayout, migratingPrefix } from './old-layout.js';
 export { migrateLayout, type MigrationOptions, type MigrationStep } from './migrate-layout.js';
 export { asDiskError, diskFaultCode, isDiskFault, toDiskError, toDiskErrorFromText, withoutHostPaths, type DiskErrorContext, type DiskFaultCode } from './disk-errors.js';
+export { findPublished, isJobId, jobMarkerName, markBeforeLink, removeJobMarker } from './publish-once.js';
