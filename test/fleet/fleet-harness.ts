@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { packageRoot } from '../../src/config/package-root.js';
 import { spawnChild } from '../helpers/child-process.js';
@@ -105,6 +106,8 @@ export async function metricsOf(replica: Replica): Promise<Samples> {
   return scrape(new URL('/metrics', replica.base).href);
 }
 
+const callTimeoutMs = 240_000;
+
 /** One call the test made, on the replica that held the session. */
 export interface RoutedCall {
   replica: string;
@@ -149,7 +152,7 @@ export class Fleet {
     return next;
   }
 
-  /** How many calls of `tool` the test booked to this replica. */
+  /** How many of the calls the test booked to this replica pass `filter`. */
   count(replica: Replica, filter: (call: RoutedCall) => boolean = () => true): number {
     return this.calls.filter((call) => call.replica === replica.name && filter(call)).length;
   }
@@ -192,15 +195,18 @@ export class Conversation {
    * call fails (HAProxy sends it to a survivor, which does not know the session: 404);
    * then a new session on a survivor, and the call again. Any other failure fails the test.
    */
-  async call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  async call(name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<CallToolResult> {
+    // The SDK's 60 s default only bounds a hang here: on a loaded machine sixty file jobs
+    // queue for two worker threads.
+    const requestOptions = { timeout: callTimeoutMs, ...options };
     let result: CallToolResult;
     try {
-      result = (await this.client!.callTool({ name, arguments: args })) as CallToolResult;
+      result = (await this.client!.callTool({ name, arguments: args }, undefined, requestOptions)) as CallToolResult;
     } catch (error) {
       if (this.replica.alive) throw error;
       await this.client?.close().catch(() => undefined);
       await this.connect();
-      result = (await this.client!.callTool({ name, arguments: args })) as CallToolResult;
+      result = (await this.client!.callTool({ name, arguments: args }, undefined, requestOptions)) as CallToolResult;
     }
     const spill = result._meta?.['spillway/spill'] as { path: string } | undefined;
     this.fleet.calls.push({
@@ -216,4 +222,35 @@ export class Conversation {
   async close(): Promise<void> {
     await this.client?.close().catch(() => undefined);
   }
+}
+
+export interface Worker {
+  name: string;
+  child: ChildProcess;
+  /** Threads, from its ready line. */
+  threads: number;
+}
+
+/** Starts `spillway worker` with this config and waits for its ready line. */
+export async function startWorker(t: TestContext, name: string, configFile: string): Promise<Worker> {
+  const child = spawnChild(t, process.execPath, [spillwayBin, 'worker', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout! });
+  const threads = await new Promise<number>((resolve, reject) => {
+    lines.on('line', (line) => {
+      const match = /^spillway worker: ready \((\d+) threads?, queue file-jobs at redis:\/\/127\.0\.0\.1:\d+\)$/.exec(line);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${stderr}`)));
+  });
+  return { name, child, threads };
+}
+
+/** Resolves once the process is stopped (SIGSTOP took effect: state T in /proc/<pid>/stat). */
+export async function whenStopped(child: ChildProcess, name: string): Promise<void> {
+  await waitFor(async () => {
+    const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+  }, `${name} (pid ${child.pid}) to be stopped`);
 }
