@@ -1,0 +1,376 @@
+// Export throughput of a fleet on this machine (issue 16): `spillway serve` and
+// `spillway worker` as real child processes, MCP clients over Streamable HTTP,
+// export_table CSV and XLSX of a query_sql spill. `npm run bench -- fleet-exports`.
+//
+// Setups (each its own sandbox; one demo database and one redis-server shared):
+//   a   1 replica, no Redis: the local piscina pool (the baseline)
+//   a′  a second replica like a, only in the paired rounds: what noise alone gives
+//   b   1 replica, coordination.redis, jobs.onReplicas true, no workers: the queue alone
+//   c   1 replica, jobs.onReplicas false, + 2 `spillway worker` processes
+//   d   1 replica, jobs.onReplicas true, + 2 workers
+// b–d need the `spillway worker` verb (the jobs branch); without it only a runs.
+//
+// 1. Paired rounds at concurrency 1: the same export on every setup in turn, order
+//    rotated each round; the median paired difference against a is the queue's
+//    overhead per job (a 100-row CSV shows it with least noise).
+// 2. Throughput: N clients loop on one format for S seconds per setup; exports/s
+//    (completed ÷ time to the last completion), median and p95 latency, ratios to a.
+//
+// FLEET_EXPORTS_CLIENTS (4), FLEET_EXPORTS_SECONDS (10), FLEET_EXPORTS_CSV_ROWS (100000),
+// FLEET_EXPORTS_XLSX_ROWS (10000), FLEET_EXPORTS_ROUNDS (4; big exports, paired),
+// FLEET_EXPORTS_TINY_ROUNDS (30), FLEET_EXPORTS_WORKERS (2), FLEET_EXPORTS_SETUPS (a,b,c,d).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startBenchRedis, redisUnavailableReason, type BenchRedis } from './bench-redis.js';
+import { benchConfig } from './bench-setup.js';
+
+// This file runs from dist/bench/; the launcher is the checkout's bin/spillway.js.
+const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const launcher = path.join(checkout, 'bin', 'spillway.js');
+const clientTimeoutMs = 300_000;
+const startTimeoutMs = 60_000;
+
+type SetupKey = 'a' | 'a′' | 'b' | 'c' | 'd';
+type Kind = 'tiny' | 'csv' | 'xlsx';
+
+interface SetupSpec {
+  key: SetupKey;
+  label: string;
+  /** undefined: no Redis; otherwise coordination.jobs.onReplicas. */
+  onReplicas?: boolean;
+  workers: number;
+  /** Only in the paired rounds (the control). */
+  controlOnly?: boolean;
+}
+
+interface Sizes {
+  clients: number;
+  seconds: number;
+  rows: Record<Kind, number>;
+  rounds: Record<Kind, number>;
+  workers: number;
+  setups: string[];
+}
+
+function numberFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number (default ${fallback})`);
+  return value;
+}
+
+function readSizes(): Sizes {
+  return {
+    clients: Math.round(numberFromEnv('FLEET_EXPORTS_CLIENTS', 4)),
+    seconds: numberFromEnv('FLEET_EXPORTS_SECONDS', 10),
+    rows: { tiny: 100, csv: Math.round(numberFromEnv('FLEET_EXPORTS_CSV_ROWS', 100_000)), xlsx: Math.round(numberFromEnv('FLEET_EXPORTS_XLSX_ROWS', 10_000)) },
+    rounds: {
+      tiny: Math.round(numberFromEnv('FLEET_EXPORTS_TINY_ROUNDS', 30)),
+      csv: Math.round(numberFromEnv('FLEET_EXPORTS_ROUNDS', 4)),
+      xlsx: Math.round(numberFromEnv('FLEET_EXPORTS_ROUNDS', 4)),
+    },
+    workers: Math.round(numberFromEnv('FLEET_EXPORTS_WORKERS', 2)),
+    setups: (process.env.FLEET_EXPORTS_SETUPS ?? 'a,b,c,d').split(',').map((key) => key.trim()),
+  };
+}
+
+function setupSpecs(sizes: Sizes, jobsAvailable: boolean): SetupSpec[] {
+  const all: SetupSpec[] = [
+    { key: 'a', label: '1 replica, no Redis (local pool)', workers: 0 },
+    { key: 'a′', label: 'control: a second replica like a', workers: 0, controlOnly: true },
+    { key: 'b', label: '1 replica + Redis queue (onReplicas), no workers', onReplicas: true, workers: 0 },
+    { key: 'c', label: `1 replica (onReplicas false) + ${sizes.workers} workers`, onReplicas: false, workers: sizes.workers },
+    { key: 'd', label: `1 replica (onReplicas true) + ${sizes.workers} workers`, onReplicas: true, workers: sizes.workers },
+  ];
+  return all.filter(
+    (spec) => (spec.key === 'a′' ? sizes.setups.includes('a') : sizes.setups.includes(spec.key)) && (spec.onReplicas === undefined || jobsAvailable),
+  );
+}
+
+/** Whether this build has the `spillway worker` verb (the jobs branch). */
+function workerVerbExists(): boolean {
+  return spawnSync(process.execPath, [launcher, 'worker', '--help'], { encoding: 'utf8' }).status === 0;
+}
+
+/** A child process of the launcher, resolved with the first stdout line matching `ready`. */
+async function startProcess(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SPILLWAY_')));
+  const child = spawn(process.execPath, [launcher, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4000);
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), startTimeoutMs);
+  try {
+    for await (const line of createInterface({ input: child.stdout! })) {
+      const match = line.match(ready);
+      if (match !== null) {
+        child.stdout!.resume();
+        return { child, match };
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  throw new Error(`spillway ${args.join(' ')} exited before it was ready:\n${stderr}`);
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+interface Outcome {
+  ok: boolean;
+  ms: number;
+  code?: string;
+}
+
+/** One MCP session with its three source spills. */
+interface BenchClient {
+  client: Client;
+  sources: Record<Kind, string>;
+  export(kind: Kind): Promise<Outcome>;
+}
+
+async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<{ outcome: Outcome; result?: CallToolResult }> {
+  const started = performance.now();
+  try {
+    const result = (await client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: clientTimeoutMs })) as CallToolResult;
+    const ms = performance.now() - started;
+    if (result.isError === true) {
+      const error = result._meta?.['spillway/error'] as { code?: string } | undefined;
+      return { outcome: { ok: false, ms, code: error?.code ?? 'UNKNOWN' }, result };
+    }
+    return { outcome: { ok: true, ms }, result };
+  } catch (error) {
+    return { outcome: { ok: false, ms: performance.now() - started, code: /time(d)? ?out/i.test((error as Error).message) ? 'CLIENT_TIMEOUT' : 'TRANSPORT' } };
+  }
+}
+
+async function connectClient(url: string, rows: Record<Kind, number>): Promise<BenchClient> {
+  const client = new Client({ name: 'fleet-exports-bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const sources = {} as Record<Kind, string>;
+  for (const kind of ['tiny', 'csv', 'xlsx'] as const) {
+    const { outcome, result } = await callTool(client, 'query_sql', { sql: `SELECT * FROM transactions ORDER BY id LIMIT ${rows[kind]}` });
+    const spill = result?._meta?.['spillway/spill'] as { path?: string } | undefined;
+    if (!outcome.ok || spill?.path === undefined) throw new Error(`query_sql for ${rows[kind]} rows did not spill (${outcome.code ?? 'inline result'})`);
+    sources[kind] = spill.path;
+  }
+  return {
+    client,
+    sources,
+    async export(kind) {
+      return (await callTool(client, 'export_table', { source: sources[kind], format: kind === 'xlsx' ? 'xlsx' : 'csv' })).outcome;
+    },
+  };
+}
+
+interface RunningSetup extends SetupSpec {
+  replica: ChildProcess;
+  workerProcesses: ChildProcess[];
+  clients: BenchClient[];
+}
+
+async function startSetup(spec: SetupSpec, options: { dir: string; redis: BenchRedis | undefined; sizes: Sizes }): Promise<RunningSetup> {
+  const { dir, redis, sizes } = options;
+  const own = path.join(dir, `setup-${spec.key === 'a′' ? 'control' : spec.key}`);
+  await mkdir(own, { recursive: true });
+  const config = benchConfig(own, {
+    // One demo database for all setups: the first replica builds it, the others find it.
+    data: { dir: path.join(dir, 'data') },
+    demo: { rows: Math.max(50_000, sizes.rows.csv, sizes.rows.xlsx) },
+    sql: { maxRows: Math.max(100_000, sizes.rows.csv, sizes.rows.xlsx) },
+    spill: { thresholdChars: 1000 },
+    ...(spec.onReplicas === undefined
+      ? {}
+      : { coordination: { redis: { url: redis!.url, keyPrefix: `fleet-exports-${spec.key}:` }, jobs: { onReplicas: spec.onReplicas } } }),
+  });
+  const configFile = path.join(own, 'config.json');
+  await writeFile(configFile, JSON.stringify(config));
+  const workerProcesses: ChildProcess[] = [];
+  let replica: ChildProcess | undefined;
+  try {
+    const started = await startProcess(['serve', '--config', configFile, '--port', '0'], /spillway is serving MCP \(Streamable HTTP\) at (\S+)/);
+    replica = started.child;
+    for (let i = 0; i < spec.workers; i += 1) {
+      workerProcesses.push((await startProcess(['worker', '--config', configFile], /^spillway worker: ready/)).child);
+    }
+    const url = started.match[1]!;
+    const clientCount = spec.controlOnly === true ? 1 : sizes.clients;
+    const clients: BenchClient[] = [];
+    for (let i = 0; i < clientCount; i += 1) clients.push(await connectClient(url, sizes.rows));
+    return { ...spec, replica, workerProcesses, clients };
+  } catch (error) {
+    for (const child of [...workerProcesses, ...(replica === undefined ? [] : [replica])]) await stopProcess(child);
+    throw error;
+  }
+}
+
+async function stopSetup(setup: RunningSetup): Promise<void> {
+  await Promise.all(setup.clients.map((client) => client.client.close().catch(() => undefined)));
+  // Workers first: a replica with onReplicas false would otherwise leave jobs nobody takes.
+  await Promise.all(setup.workerProcesses.map(stopProcess));
+  await stopProcess(setup.replica);
+}
+
+/** Clock ticks per second, the unit of /proc/PID/stat times. */
+const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU seconds (user + system) a process has used so far, from /proc (0 once it is gone). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    // Fields after the command name: state is the 3rd field, utime the 14th, stime the 15th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return 0;
+  }
+}
+
+/** The CPU seconds of a setup's replica and workers, and of Redis when it uses it. */
+function setupCpuSeconds(setup: RunningSetup, redis: BenchRedis | undefined): number {
+  const pids = [setup.replica.pid, ...setup.workerProcesses.map((child) => child.pid), ...(setup.onReplicas === undefined ? [] : [redis?.pid])];
+  return pids.reduce<number>((sum, pid) => sum + cpuSeconds(pid), 0);
+}
+
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+const quantile = (values: number[], q: number) =>
+  values.length === 0 ? Number.NaN : sorted(values)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const median = (values: number[]) => quantile(values, 0.5);
+const ms = (value: number) => (Number.isNaN(value) ? '–' : Math.abs(value) < 10 ? value.toFixed(2) : value.toFixed(0));
+const kindLabel = (kind: Kind, sizes: Sizes) => `${kind === 'xlsx' ? 'XLSX' : 'CSV'} ${sizes.rows[kind].toLocaleString('en-US')} rows`;
+
+function countError(errors: Record<string, number>, code: string | undefined): void {
+  const key = code ?? 'UNKNOWN';
+  errors[key] = (errors[key] ?? 0) + 1;
+}
+
+/** Concurrency 1, the same export on every setup in turn (order rotated), `rounds` times after one warm-up round. */
+async function pairedRounds(setups: RunningSetup[], kind: Kind, rounds: number, sizes: Sizes): Promise<void> {
+  const times = new Map<SetupKey, number[]>(setups.map((setup) => [setup.key, []]));
+  const differences = new Map<SetupKey, number[]>(setups.map((setup) => [setup.key, []]));
+  const errors: Record<string, number> = {};
+  for (let round = -1; round < rounds; round += 1) {
+    const shift = (round + 1) % setups.length;
+    const order = [...setups.slice(shift), ...setups.slice(0, shift)];
+    const these = new Map<SetupKey, number>();
+    for (const setup of order) {
+      const outcome = await setup.clients[0]!.export(kind);
+      if (outcome.ok) these.set(setup.key, outcome.ms);
+      else countError(errors, outcome.code);
+    }
+    const base = these.get('a');
+    if (round < 0) continue;
+    for (const [key, value] of these) {
+      times.get(key)!.push(value);
+      if (base !== undefined) differences.get(key)!.push(value - base);
+    }
+  }
+  const baseMedian = median(times.get('a') ?? []);
+  for (const setup of setups) {
+    const own = times.get(setup.key)!;
+    const difference = setup.key === 'a' ? '–' : ms(median(differences.get(setup.key)!));
+    console.log(
+      `| ${kindLabel(kind, sizes)} | ${setup.key} | ${own.length} | ${ms(median(own))} / ${ms(quantile(own, 0.95))} | ${difference} | ${(median(own) / baseMedian).toFixed(2)}× |`,
+    );
+  }
+  if (Object.keys(errors).length > 0) console.log(`| ${kindLabel(kind, sizes)} | errors | ${JSON.stringify(errors)} | | | |`);
+}
+
+interface Throughput {
+  exports: number;
+  /** CPU seconds of the setup's processes (replica, workers, Redis) per completed export. */
+  cpuPerExport: number;
+  perSecond: number;
+  latencies: number[];
+  errors: Record<string, number>;
+}
+
+/** Every client of `setup` loops on `kind` for `seconds`; calls still running at the end are waited for and counted. */
+async function throughput(setup: RunningSetup, kind: Kind, options: { seconds: number; redis: BenchRedis | undefined }): Promise<Throughput> {
+  await Promise.all(setup.clients.map((client) => client.export(kind)));
+  const cpuAtStart = setupCpuSeconds(setup, options.redis);
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  const start = performance.now();
+  const until = start + options.seconds * 1000;
+  let last = start;
+  await Promise.all(
+    setup.clients.map(async (client) => {
+      while (performance.now() < until) {
+        const outcome = await client.export(kind);
+        last = performance.now();
+        if (outcome.ok) latencies.push(outcome.ms);
+        else countError(errors, outcome.code);
+      }
+    }),
+  );
+  const cpuPerExport = (setupCpuSeconds(setup, options.redis) - cpuAtStart) / Math.max(1, latencies.length);
+  return { exports: latencies.length, cpuPerExport, perSecond: latencies.length / ((last - start) / 1000), latencies, errors };
+}
+
+async function throughputTable(setups: RunningSetup[], sizes: Sizes, redis: BenchRedis | undefined): Promise<void> {
+  console.log(`\nThroughput: ${sizes.clients} clients, each looping on one export for ${sizes.seconds} s per setup (after one warm-up export each).\n`);
+  console.log('| export | setup | exports | exports/s | × a | median / p95 ms | median × a | CPU s per export | errors | load average after |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const kind of ['csv', 'xlsx'] as const) {
+    let base: Throughput | undefined;
+    for (const setup of setups.filter((entry) => entry.controlOnly !== true)) {
+      const result = await throughput(setup, kind, { seconds: sizes.seconds, redis });
+      base ??= setup.key === 'a' ? result : undefined;
+      const ratio = (value: number, of: number | undefined) => (of === undefined ? '–' : `${(value / of).toFixed(2)}×`);
+      console.log(
+        `| ${kindLabel(kind, sizes)} | ${setup.key} | ${result.exports} | ${result.perSecond.toFixed(2)} | ${ratio(result.perSecond, base?.perSecond)} | ${ms(median(result.latencies))} / ${ms(quantile(result.latencies, 0.95))} | ${ratio(median(result.latencies), base === undefined ? undefined : median(base.latencies))} | ${result.cpuPerExport.toFixed(2)} | ${Object.keys(result.errors).length === 0 ? 0 : JSON.stringify(result.errors)} | ${loadAverage()} |`,
+      );
+    }
+  }
+}
+
+export default async function fleetExportsBench(): Promise<void> {
+  const sizes = readSizes();
+  const jobsAvailable = workerVerbExists();
+  const unavailable = redisUnavailableReason();
+  console.log(
+    `Node ${process.version}, ${process.platform}; os.availableParallelism() ${availableParallelism()}; load average at start ${loadAverage()}.` +
+      ' Clients, replicas, workers and Redis all share these cores.',
+  );
+  const wanted = setupSpecs(sizes, jobsAvailable && unavailable === undefined);
+  if (!jobsAvailable) console.log('Setups b–d skipped: this build has no `spillway worker` verb (the BullMQ jobs queue).');
+  else if (unavailable !== undefined) console.log(`Setups b–d skipped: ${unavailable}.`);
+  const dir = await mkdtemp(path.join(tmpdir(), 'spillway-fleet-exports-'));
+  let redis: BenchRedis | undefined;
+  const setups: RunningSetup[] = [];
+  try {
+    if (wanted.some((spec) => spec.onReplicas !== undefined)) redis = await startBenchRedis(dir);
+    for (const spec of wanted) setups.push(await startSetup(spec, { dir, redis, sizes }));
+    console.log(`Each replica and worker: workers.poolSize default (0 = one thread per core, ${availableParallelism()} here).`);
+    for (const setup of setups) console.log(`  ${setup.key}: ${setup.label}`);
+    console.log('\nConcurrency 1: the same export on each setup in turn, order rotated each round (after one warm-up round). Times in ms.\n');
+    console.log('| export | setup | rounds | median / p95 | median paired difference to a | median × a |');
+    console.log('|---|---|---|---|---|---|');
+    for (const kind of ['tiny', 'csv', 'xlsx'] as const) await pairedRounds(setups, kind, sizes.rounds[kind], sizes);
+    await throughputTable(setups, sizes, redis);
+    console.log(`\nload average at end ${loadAverage()}.`);
+  } finally {
+    for (const setup of setups) await stopSetup(setup);
+    await redis?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
