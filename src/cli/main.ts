@@ -5,6 +5,7 @@ import { cleanupCommand, cleanupUsage } from './commands/cleanup.js';
 import { demoCommand, demoUsage } from './commands/demo.js';
 import { migrateSandboxCommand, migrateSandboxUsage } from './commands/migrate-sandbox.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
+import { workerCommand, workerUsage } from './commands/worker.js';
 import { upstreamsCommand, upstreamsUsage } from './commands/upstreams.js';
 import { processIo, type CliIo, type CommandHandler } from './output.js';
 
@@ -21,6 +22,7 @@ const commands = new Map<string, Command>([
   ['demo', { run: demoCommand, usage: demoUsage, summary: 'a scripted walkthrough against the embedded demo database (no model needed)' }],
   ['export', { run: exportCommand, usage: exportUsage, summary: 'build a CSV/XLSX/DOCX/PPTX file from a JSONL, JSON or CSV table' }],
   ['upstreams', { run: upstreamsCommand, usage: upstreamsUsage, summary: 'connect to the configured upstream MCP servers and list their state and tools' }],
+  ['worker', { run: workerCommand, usage: workerUsage, summary: 'build export jobs for a fleet (needs coordination.redis)' }],
   ['cleanup', { run: cleanupCommand, usage: cleanupUsage, summary: 'run the retention sweep once (--dry-run lists what would go)' }],
   [
     'migrate-sandbox',

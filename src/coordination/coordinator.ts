@@ -29,6 +29,28 @@ export interface Coordinator {
   append(key: string, entry: string): Promise<void>;
   /** The entries of the log `key`, oldest first. */
   readLog(key: string): Promise<string[]>;
+  /**
+   * Adds `by` (field → amount, negative to subtract) to the counters of every
+   * hash in `keys` at once, and returns the new values of the first hash's
+   * fields named in `by`. A missing field counts from 0.
+   */
+  addCounts(keys: readonly string[], by: Readonly<Record<string, number>>): Promise<Record<string, number>>;
+  /** Every counter of the hash `key` (empty when missing). */
+  readCounts(key: string): Promise<Record<string, number>>;
+  /**
+   * Replaces the hash `key` with `values`; with `plusFrom`, each counter of
+   * that other hash is then added on top (the bytes written while `values`
+   * was being measured).
+   */
+  replaceCounts(key: string, values: Readonly<Record<string, number>>, options?: { plusFrom?: string }): Promise<void>;
+  /**
+   * Sets the score of each member of the sorted set `key` (a member already
+   * there gets the new score), drops the members scored below `dropBelow`,
+   * and lets the whole set expire `ttlMs` after this write.
+   */
+  addScores(key: string, scores: Readonly<Record<string, number>>, options: { dropBelow: number; ttlMs: number }): Promise<void>;
+  /** The score of `member` in the sorted set `key`, or undefined. */
+  readScore(key: string, member: string): Promise<number | undefined>;
   /** Resolves when the store answers now; rejects with COORDINATION_UNAVAILABLE otherwise. */
   ping(): Promise<void>;
   /** Whether the store is connected at this moment (no round trip). */

@@ -16,6 +16,8 @@ export class MemoryCoordinator implements Coordinator {
   private readonly locks = new Map<string, Held>();
   private readonly counters = new Map<string, number>();
   private readonly logs = new Map<string, string[]>();
+  private readonly hashes = new Map<string, Map<string, number>>();
+  private readonly sortedSets = new Map<string, { scores: Map<string, number>; expiresAt: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -58,6 +60,52 @@ export class MemoryCoordinator implements Coordinator {
 
   readLog(key: string): Promise<string[]> {
     return Promise.resolve([...(this.logs.get(key) ?? [])]);
+  }
+
+  addCounts(keys: readonly string[], by: Readonly<Record<string, number>>): Promise<Record<string, number>> {
+    const result: Record<string, number> = {};
+    for (const [index, key] of keys.entries()) {
+      const hash = this.hashes.get(key) ?? new Map<string, number>();
+      this.hashes.set(key, hash);
+      for (const [field, amount] of Object.entries(by)) {
+        const value = (hash.get(field) ?? 0) + amount;
+        hash.set(field, value);
+        if (index === 0) result[field] = value;
+      }
+    }
+    return Promise.resolve(result);
+  }
+
+  readCounts(key: string): Promise<Record<string, number>> {
+    return Promise.resolve(Object.fromEntries(this.hashes.get(key) ?? []));
+  }
+
+  replaceCounts(key: string, values: Readonly<Record<string, number>>, options: { plusFrom?: string } = {}): Promise<void> {
+    const hash = new Map(Object.entries(values));
+    const plus = options.plusFrom === undefined ? undefined : this.hashes.get(options.plusFrom);
+    for (const [field, amount] of plus ?? []) hash.set(field, (hash.get(field) ?? 0) + amount);
+    if (hash.size === 0) this.hashes.delete(key);
+    else this.hashes.set(key, hash);
+    return Promise.resolve();
+  }
+
+  addScores(key: string, scores: Readonly<Record<string, number>>, options: { dropBelow: number; ttlMs: number }): Promise<void> {
+    const set = this.liveSortedSet(key)?.scores ?? new Map<string, number>();
+    for (const [member, score] of Object.entries(scores)) set.set(member, score);
+    for (const [member, score] of set) if (score < options.dropBelow) set.delete(member);
+    this.sortedSets.set(key, { scores: set, expiresAt: this.now() + options.ttlMs });
+    return Promise.resolve();
+  }
+
+  readScore(key: string, member: string): Promise<number | undefined> {
+    return Promise.resolve(this.liveSortedSet(key)?.scores.get(member));
+  }
+
+  private liveSortedSet(key: string): { scores: Map<string, number>; expiresAt: number } | undefined {
+    const set = this.sortedSets.get(key);
+    if (set === undefined || set.expiresAt > this.now()) return set;
+    this.sortedSets.delete(key);
+    return undefined;
   }
 
   ping(): Promise<void> {

@@ -20,6 +20,28 @@ const renewScript = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.
 // INCR, continuing from a floor when the counter is missing or behind (the files show higher numbers).
 const incrementScript =
   "local current = tonumber(redis.call('GET', KEYS[1]) or '0') if current < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end return redis.call('INCR', KEYS[1])";
+// HINCRBY of every field in every hash (KEYS), returning the first hash's new values: one atomic step.
+const addCountsScript = `local result = {}
+for k = 1, #KEYS do
+  for i = 1, #ARGV, 2 do
+    local value = redis.call('HINCRBY', KEYS[k], ARGV[i], ARGV[i + 1])
+    if k == 1 then result[#result + 1] = value end
+  end
+end
+return result`;
+// The hash KEYS[1] becomes ARGV's field/value pairs, plus (when given) every counter of the hash KEYS[2].
+const replaceCountsScript = `redis.call('DEL', KEYS[1])
+for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if #KEYS > 1 then
+  local plus = redis.call('HGETALL', KEYS[2])
+  for i = 1, #plus, 2 do redis.call('HINCRBY', KEYS[1], plus[i], plus[i + 1]) end
+end
+return 1`;
+// ZADD the score/member pairs after ARGV[1] (drop below) and ARGV[2] (time to live), trim, expire.
+const addScoresScript = `for i = 3, #ARGV, 2 do redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
 
 /**
  * The coordinator for a fleet: replicas sharing one Redis. Commands are not
@@ -99,6 +121,36 @@ export class RedisCoordinator implements Coordinator {
 
   readLog(key: string): Promise<string[]> {
     return this.run(() => this.redis.lrange(this.prefix + key, 0, -1));
+  }
+
+  async addCounts(keys: readonly string[], by: Readonly<Record<string, number>>): Promise<Record<string, number>> {
+    const fields = Object.entries(by);
+    if (keys.length === 0 || fields.length === 0) return {};
+    const args = fields.flatMap(([field, amount]) => [field, String(Math.round(amount))]);
+    const values = (await this.run(() => this.redis.eval(addCountsScript, keys.length, ...keys.map((key) => this.prefix + key), ...args))) as number[];
+    return Object.fromEntries(fields.map(([field], index) => [field, Number(values[index])]));
+  }
+
+  async readCounts(key: string): Promise<Record<string, number>> {
+    const hash = await this.run(() => this.redis.hgetall(this.prefix + key));
+    return Object.fromEntries(Object.entries(hash).map(([field, value]) => [field, Number(value)]));
+  }
+
+  async replaceCounts(key: string, values: Readonly<Record<string, number>>, options: { plusFrom?: string } = {}): Promise<void> {
+    const keys = [key, ...(options.plusFrom === undefined ? [] : [options.plusFrom])].map((name) => this.prefix + name);
+    const args = Object.entries(values).flatMap(([field, amount]) => [field, String(Math.round(amount))]);
+    await this.run(() => this.redis.eval(replaceCountsScript, keys.length, ...keys, ...args));
+  }
+
+  async addScores(key: string, scores: Readonly<Record<string, number>>, options: { dropBelow: number; ttlMs: number }): Promise<void> {
+    const args = Object.entries(scores).flatMap(([member, score]) => [String(score), member]);
+    const ttl = String(Math.max(1, Math.round(options.ttlMs)));
+    await this.run(() => this.redis.eval(addScoresScript, 1, this.prefix + key, String(options.dropBelow), ttl, ...args));
+  }
+
+  async readScore(key: string, member: string): Promise<number | undefined> {
+    const score = await this.run(() => this.redis.zscore(this.prefix + key, member));
+    return score === null ? undefined : Number(score);
   }
 
   async ping(): Promise<void> {

@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { conversationFolders, expiredLogName, folderMode, PinnedFolder } from '../sandbox/index.js';
-import { recordExpired, type ExpiredEntry } from './expired-log.js';
+import { fileExpiryLog, type ExpiredEntry, type ExpiryLog } from './expired-log.js';
 import type { Pacer } from './pacer.js';
 import type { ConversationPlan, PlannedFile } from './plan-conversation.js';
 import { removeInFolder, type RemoveOutcome } from './remove-file.js';
@@ -25,6 +25,8 @@ export interface ApplyOptions {
   /** How long "expired on …" answers are kept in .expired.jsonl. */
   expiredLogKeepMs: number;
   pacer: Pacer;
+  /** Where removed files are recorded; default each conversation's .expired.jsonl. */
+  expiryLog?: ExpiryLog;
 }
 
 /** Files recorded in .expired.jsonl ahead of their removal, per append. */
@@ -58,16 +60,20 @@ async function applyIn(plan: ConversationPlan, options: ApplyOptions, folders: S
     removed: [],
   };
   const expiredAt = options.now.toISOString();
-  const record = (entries: ExpiredEntry[]) => {
-    if (entries.length === 0) return;
+  const expiryLog = options.expiryLog ?? fileExpiryLog;
+  /** False when the batch must stay: its record failed and the log is required before removal. */
+  const record = async (entries: ExpiredEntry[]): Promise<boolean> => {
+    if (entries.length === 0) return true;
     try {
-      recordExpired(folders, entries, { now: options.now, keepMs: options.expiredLogKeepMs });
+      await expiryLog.record({ conversationId: plan.id, folders, entries, now: options.now, keepMs: options.expiredLogKeepMs });
+      return true;
     } catch (error) {
       applied.problems.push({
         path: `${plan.id}/${expiredLogName}`,
         code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN',
-        message: `could not record expired files: ${(error as Error).message}`,
+        message: `could not record expired files${expiryLog.required ? ', so they were kept' : ''}: ${(error as Error).message}`,
       });
+      return !expiryLog.required;
     }
   };
 
@@ -91,7 +97,10 @@ async function applyIn(plan: ConversationPlan, options: ApplyOptions, folders: S
   // for a missing file, and the next sweep removes it and records it again.
   for (let start = 0; start < plan.files.length; start += recordAhead) {
     const batch = plan.files.slice(start, start + recordAhead);
-    record(batch.filter((file) => file.recorded).map((file) => ({ path: file.relative, expiredAt })));
+    if (!(await record(batch.filter((file) => file.recorded).map((file) => ({ path: file.relative, expiredAt }))))) {
+      for (const file of batch) addTo(applied.skipped, file.size + (file.sidecar?.size ?? 0), file.sidecar === undefined ? 1 : 2);
+      continue;
+    }
     for (const file of batch) {
       const outcome = removeOne(file);
       if (file.sidecar !== undefined) {

@@ -1,20 +1,14 @@
 import { lstat } from 'node:fs/promises';
 import type { Logger } from '../log/logger.js';
-import { dayMs } from './parse-duration.js';
 import { measureConversation, measureSandbox, type SandboxUsage } from './disk-usage.js';
-import { chooseEvictions, evictFiles, hasQuota, type QuotaLimits } from './quota.js';
-import { addTo, emptyTally, type Tally } from './sweep-report.js';
+import { hasQuota } from './quota.js';
+import { evictForSpill, type QuotaCheck, type QuotaGuard, type QuotaStats } from './quota-guard.js';
+import { addTo, emptyTally } from './sweep-report.js';
 
 /** How long a measured sandbox size is trusted before it is measured again (other writers: exports, scripts, operators). */
 const remeasureAfterMs = 60_000;
 
-export interface QuotaStats {
-  /** Files removed to make room for spills since the process started. */
-  evicted: Tally;
-  lastEvictionAt?: string;
-  /** Last known size of the sandbox in bytes (outputs included), when a quota is set. */
-  bytes?: number;
-}
+export type { QuotaStats } from './quota-guard.js';
 
 /**
  * Keeps a sandbox under retention.maxBytes / maxBytesPerConversation as spills
@@ -24,8 +18,9 @@ export interface QuotaStats {
  * exactly and evict the oldest non-output files of the conversation that
  * wrote (never another conversation's). The spill just written is never
  * evicted. One guard per host (installDiskQuota); calls are serialized.
+ * One process only: a fleet shares its totals (SharedDiskQuotaGuard).
  */
-export class DiskQuotaGuard {
+export class DiskQuotaGuard implements QuotaGuard {
   private total: number | undefined;
   private readonly byConversation = new Map<string, number>();
   private measuredAt = 0;
@@ -42,7 +37,7 @@ export class DiskQuotaGuard {
   ) {}
 
   /** Accounts for files just written to a conversation and evicts if a limit is passed. Never throws. */
-  afterWrite(input: { conversationId: string; written: readonly string[]; limits: QuotaLimits; retentionDays: number; logger: Logger }): Promise<void> {
+  afterWrite(input: QuotaCheck): Promise<void> {
     const run = this.queue.then(() => this.check(input));
     this.queue = run.catch(() => undefined);
     return run.catch((error: unknown) => input.logger.warn({ err: error }, 'disk quota check failed; the spill was kept'));
@@ -67,13 +62,7 @@ export class DiskQuotaGuard {
     return stats;
   }
 
-  private async check(input: {
-    conversationId: string;
-    written: readonly string[];
-    limits: QuotaLimits;
-    retentionDays: number;
-    logger: Logger;
-  }): Promise<void> {
+  private async check(input: QuotaCheck): Promise<void> {
     const { limits, conversationId } = input;
     if (!hasQuota(limits)) return;
     const nowMs = this.now().getTime();
@@ -107,36 +96,20 @@ export class DiskQuotaGuard {
       usage = { bytes: this.total ?? conversation.bytes, conversations: new Map([[conversationId, conversation]]) };
       this.byConversation.set(conversationId, conversation.bytes);
     }
-    const protect = new Set(input.written);
-    // Only the writing conversation pays for its writes; another conversation's files are never evicted here.
-    const choice = chooseEvictions(usage, limits, protect, conversationId);
-    const result = await evictFiles(this.root, choice.files, { now: this.now(), expiredLogKeepMs: Math.max(4 * input.retentionDays * dayMs, 30 * dayMs) });
-    addTo(this.evicted, result.evicted.bytes, result.evicted.files);
-    if (this.total !== undefined) this.total -= result.evicted.bytes;
-    for (const file of choice.files) {
+    const { chosen, evicted, bytesAfter } = await evictForSpill({ root: this.root, usage, check: input, now: this.now() });
+    addTo(this.evicted, evicted.bytes, evicted.files);
+    if (this.total !== undefined) this.total -= evicted.bytes;
+    for (const file of chosen) {
       this.byConversation.set(file.conversationId, (this.byConversation.get(file.conversationId) ?? 0) - file.unitBytes);
     }
-    if (result.evicted.files > 0) {
-      this.lastEvictionAt = this.now().toISOString();
-      input.logger.info(
-        {
-          evictedFiles: result.evicted.files,
-          evictedBytes: result.evicted.bytes,
-          bytesAfter: this.total,
-          maxBytes: limits.maxBytes,
-          maxBytesPerConversation: limits.maxBytesPerConversation,
-        },
-        'disk quota: evicted the oldest files',
-      );
-    }
-    if (choice.bytesAfter > limits.maxBytes && limits.maxBytes > 0) {
+    if (evicted.files > 0) this.lastEvictionAt = this.now().toISOString();
+    if (bytesAfter > limits.maxBytes && limits.maxBytes > 0) {
       this.quietUntil = nowMs + remeasureAfterMs;
       input.logger.warn(
-        { bytes: choice.bytesAfter, maxBytes: limits.maxBytes, conversationId },
+        { bytes: bytesAfter, maxBytes: limits.maxBytes, conversationId },
         "disk quota still exceeded: this conversation has only outputs/ and its newest spill left, and other conversations' files are never evicted for it",
       );
     }
-    if (result.problems.length > 0) input.logger.warn({ problems: result.problems.slice(0, 20) }, 'disk quota: some files could not be evicted');
   }
 
   private adopt(usage: SandboxUsage, nowMs: number): void {

@@ -16,6 +16,31 @@ export interface ExpiredEntry {
 }
 
 /**
+ * Where removed files are recorded before they go: the `.expired.jsonl` file
+ * of each conversation (one process; {@link fileExpiryLog}) or, in a fleet,
+ * the coordination store (shared-expiry-log.ts).
+ */
+export interface ExpiryLog {
+  /**
+   * Whether removal waits for the record: when true, a batch whose record
+   * failed keeps its files (nothing is removed unrecorded; the next sweep
+   * tries again). The file log says false: a log that cannot be written (a
+   * symlink planted in its place) must not keep a conversation's files forever.
+   */
+  readonly required: boolean;
+  record(input: { conversationId: string; folders: SweepFolders; entries: readonly ExpiredEntry[]; now: Date; keepMs: number }): Promise<void>;
+}
+
+/** The expiry log of one process: each conversation's `.expired.jsonl` ({@link recordExpired}). */
+export const fileExpiryLog: ExpiryLog = {
+  required: false,
+  record: ({ folders, entries, now, keepMs }) => {
+    recordExpired(folders, entries, { now, keepMs });
+    return Promise.resolve();
+  },
+};
+
+/**
  * Records removed files in a conversation's `.expired.jsonl`, so that reading
  * one later gets PATH_EXPIRED ("expired on …; run the query again") instead of
  * a bare not-found. The log is written inside the opened, checked

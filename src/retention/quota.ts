@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { metadataSuffix } from '../sandbox/index.js';
-import { recordExpired, type ExpiredEntry } from './expired-log.js';
+import { fileExpiryLog, type ExpiredEntry, type ExpiryLog } from './expired-log.js';
 import { oldestFirst, type EvictableFile, type SandboxUsage } from './disk-usage.js';
 import { removeInFolder, type ListedFile } from './remove-file.js';
 import { SweepFolders } from './sweep-folders.js';
@@ -76,12 +76,20 @@ export interface EvictionResult {
   removed: string[];
 }
 
+export interface EvictOptions {
+  now: Date;
+  expiredLogKeepMs: number;
+  /** Where evicted files are recorded; default each conversation's .expired.jsonl. */
+  expiryLog?: ExpiryLog;
+}
+
 /**
  * Removes the chosen files (each only if unchanged since it was measured) with
- * their sidecars, and records them (before they go) in each conversation's
- * .expired.jsonl so a later read says the file was removed and how to get it again.
+ * their sidecars, and records them (before they go) in the expiry log
+ * (each conversation's .expired.jsonl unless told otherwise) so a later read
+ * says the file was removed and how to get it again.
  */
-export async function evictFiles(root: string, files: readonly EvictableFile[], options: { now: Date; expiredLogKeepMs: number }): Promise<EvictionResult> {
+export async function evictFiles(root: string, files: readonly EvictableFile[], options: EvictOptions): Promise<EvictionResult> {
   const result: EvictionResult = { evicted: emptyTally(), skipped: emptyTally(), errors: emptyTally(), problems: [], removed: [] };
   const expiredAt = options.now.toISOString();
   const opened = new Map<string, SweepFolders>();
@@ -94,33 +102,40 @@ export async function evictFiles(root: string, files: readonly EvictableFile[], 
     return folders;
   };
   try {
-    return evictWith(files, foldersOf, expiredAt, options, result);
+    return await evictWith(files, foldersOf, expiredAt, options, result);
   } finally {
     for (const folders of opened.values()) folders.closeAll();
   }
 }
 
-function evictWith(
+async function evictWith(
   files: readonly EvictableFile[],
   foldersOf: (id: string) => SweepFolders,
   expiredAt: string,
-  options: { now: Date; expiredLogKeepMs: number },
+  options: EvictOptions,
   result: EvictionResult,
-): EvictionResult {
-  // Recorded in .expired.jsonl before removal, a batch at a time (see applyPlan): a kill
+): Promise<EvictionResult> {
+  const expiryLog = options.expiryLog ?? fileExpiryLog;
+  // Recorded in the expiry log before removal, a batch at a time (see applyPlan): a kill
   // half-way leaves every evicted path answering PATH_EXPIRED.
   for (let start = 0; start < files.length; start += recordAhead) {
     const batch = files.slice(start, start + recordAhead);
     const expired = new Map<string, ExpiredEntry[]>();
     for (const file of batch) expired.set(file.conversationId, [...(expired.get(file.conversationId) ?? []), { path: file.relative, expiredAt }]);
+    const unrecorded = new Set<string>();
     for (const [id, entries] of expired) {
       try {
-        recordExpired(foldersOf(id), entries, { now: options.now, keepMs: options.expiredLogKeepMs });
+        await expiryLog.record({ conversationId: id, folders: foldersOf(id), entries, now: options.now, keepMs: options.expiredLogKeepMs });
       } catch (error) {
         result.problems.push({ path: `${id}/.expired.jsonl`, code: (error as NodeJS.ErrnoException).code ?? 'UNKNOWN', message: (error as Error).message });
+        // A required log that could not be written keeps the files: nothing goes unrecorded.
+        if (expiryLog.required) unrecorded.add(id);
       }
     }
-    for (const file of batch) evictOne(file, foldersOf, result);
+    for (const file of batch) {
+      if (unrecorded.has(file.conversationId)) addTo(result.skipped, file.unitBytes, file.sidecar === undefined ? 1 : 2);
+      else evictOne(file, foldersOf, result);
+    }
   }
   return result;
 }

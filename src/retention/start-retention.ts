@@ -1,10 +1,11 @@
 import type { Config } from '../config/schema.js';
 import type { Host } from '../host/host.js';
-import type { DiskQuotaGuard } from './disk-quota-guard.js';
+import type { ExpiryLog } from './expired-log.js';
 import { installDiskQuota } from './install-disk-quota.js';
 import type { SweepLockTaker } from './lease-sweep-lock.js';
 import { dayMs } from './parse-duration.js';
 import { hasQuota } from './quota.js';
+import type { QuotaGuard } from './quota-guard.js';
 import { recoverSandbox } from './recover-sandbox.js';
 import type { LeftoverReport } from './recover-leftovers.js';
 import { sweepSandbox } from './sweep.js';
@@ -22,9 +23,11 @@ export interface RetentionService {
 export interface StartRetentionOptions {
   now?: () => Date;
   /** The disk-quota guard already on this host's spills (createHost installs one); without it, one is installed here. */
-  quota?: DiskQuotaGuard;
+  quota?: QuotaGuard;
   /** The sweep lock; default the pid file lock in the sandbox root (a fleet passes the Redis lease lock). */
   lock?: SweepLockTaker;
+  /** Where swept files are recorded; default each conversation's .expired.jsonl (a fleet passes its shared log). */
+  expiryLog?: ExpiryLog;
 }
 
 /**
@@ -59,6 +62,7 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
           logger,
           ...(options.now === undefined ? {} : { now: options.now }),
           ...(options.lock === undefined ? {} : { lock: options.lock }),
+          ...(options.expiryLog === undefined ? {} : { expiryLog: options.expiryLog }),
         });
       } finally {
         quota.forget();

@@ -5,6 +5,7 @@ import { checkSweepRoot } from './check-sweep-root.js';
 import { listConversations, measureSandbox } from './disk-usage.js';
 import { planConversation, type ConversationPlan } from './plan-conversation.js';
 import { chooseEvictions, evictFiles, hasQuota, type QuotaLimits } from './quota.js';
+import type { ExpiryLog } from './expired-log.js';
 import { Pacer } from './pacer.js';
 import { recoverConversation } from './recover-leftovers.js';
 import type { SweepLockTaker } from './lease-sweep-lock.js';
@@ -29,6 +30,8 @@ export interface SweepOptions {
   lock?: SweepLockTaker;
   /** Temporary files and sidecars without data older than this are crash leftovers (retention.tempGraceMs). */
   tempGraceMs?: number;
+  /** Where removed files are recorded before they go; default each conversation's .expired.jsonl (a fleet passes its shared log). */
+  expiryLog?: ExpiryLog;
   /** Called after a conversation is planned and before anything in it is removed (progress; tests race the sweep here). */
   onPlanned?: (plan: ConversationPlan) => void | Promise<void>;
 }
@@ -75,6 +78,7 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
   const cutoffMs = started.getTime() - options.olderThanMs;
   // "expired on …" answers outlive the files by a few retention periods, then the log forgets them.
   const expiredLogKeepMs = Math.max(4 * options.olderThanMs, 30 * 86_400_000);
+  const expiryLog = options.expiryLog === undefined ? {} : { expiryLog: options.expiryLog };
 
   const report: SweepReport = {
     root,
@@ -152,7 +156,7 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
         await recoverLeftovers(id, plan.dir, plan);
         continue;
       }
-      const applied = await applyPlan(plan, { now: started, expiredLogKeepMs, pacer });
+      const applied = await applyPlan(plan, { now: started, expiredLogKeepMs, pacer, ...expiryLog });
       // Then what crashes left, in every folder (outputs/ too), younger than the retention but past the grace period.
       await recoverLeftovers(id, plan.dir, plan);
       merge(report.deleted, applied.deleted);
@@ -187,7 +191,7 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
         }
         report.bytesAfter = choice.bytesAfter;
       } else {
-        const evicted = await evictFiles(root, choice.files, { now: started, expiredLogKeepMs });
+        const evicted = await evictFiles(root, choice.files, { now: started, expiredLogKeepMs, ...expiryLog });
         merge(report.quotaEvictions, evicted.evicted);
         report.bytesAfter = usage.bytes - evicted.evicted.bytes;
         addProblems(evicted.problems);

@@ -2,12 +2,15 @@ import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { Host } from '../host/host.js';
 import type { ApprovalHandler } from '../host/tool.js';
-import { openCoordinator } from '../coordination/open-coordinator.js';
+import { defaultKeyPrefix, openCoordinator } from '../coordination/open-coordinator.js';
+import { installFileJobs } from '../jobs/install-file-jobs.js';
 import type { Coordinator } from '../coordination/coordinator.js';
 import { sharedSpillNumbers } from '../coordination/shared-spill-numbers.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import type { DiskQuotaGuard } from '../retention/disk-quota-guard.js';
+import type { ExpiryLog } from '../retention/expired-log.js';
 import { installDiskQuota } from '../retention/install-disk-quota.js';
+import type { QuotaGuard } from '../retention/quota-guard.js';
+import { sharedExpiryLog } from '../retention/shared-expiry-log.js';
 import { SandboxRoot } from '../sandbox/index.js';
 import { builtinTools } from '../tools/builtin-tools.js';
 import type { WorkerKind } from '../files/pool/worker-task.js';
@@ -31,15 +34,18 @@ export interface CreateHostOptions {
 /** A host as createHost assembles it, with the disk-quota guard on its spills (the scheduled sweep shares it). */
 export interface AssembledHost {
   host: Host;
-  quota: DiskQuotaGuard;
+  quota: QuotaGuard;
   /** The fleet's coordination store when coordination.redis is set (closed with the host). */
   coordinator?: Coordinator;
+  /** The fleet's expiry log (in the coordination store) when coordination.redis is set; the sweep records there. */
+  expiryLog?: ExpiryLog;
 }
 
 /**
  * Creates a host: opens the sandbox root (creating it and its marker when new),
  * puts its spills under the disk quota (retention.maxBytes*) and registers the
- * built-in tools.
+ * built-in tools. With coordination.redis, the quota totals and the expiry
+ * log are the fleet's, kept in Redis.
  *
  * @example
  * const host = await createHost({ config: loadConfig({ overrides: { sandbox: { root: './sandbox' } } }) });
@@ -65,15 +71,31 @@ export async function assembleHost(options: CreateHostOptions = {}): Promise<Ass
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.queueTimers === undefined ? {} : { queueTimers: options.queueTimers }),
   });
+  // A fleet records removed files in the store (shared-expiry-log.ts) and answers PATH_EXPIRED from it.
+  const expiryLog = coordinator === undefined ? undefined : sharedExpiryLog(coordinator);
+  sandbox.setExpiryLookup(expiryLog?.lookup);
   if (coordinator !== undefined) {
     host.onClose(() => coordinator.close());
     host.setHealthCheck('coordination', () => coordinator.ping());
     host.setHealthSource('coordination', () => ({ store: coordinator.store, connected: coordinator.connected() }));
   }
-  const quota = installDiskQuota(host, options.now === undefined ? {} : { now: options.now });
+  const quota = installDiskQuota(host, {
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(coordinator === undefined ? {} : { coordinator }),
+    ...(expiryLog === undefined ? {} : { expiryLog }),
+  });
   if (options.builtins !== false) {
     const files = options.workerModules === undefined ? {} : { workerModules: options.workerModules };
-    for (const tool of await builtinTools(host, files)) host.registerTool(tool);
+    // A fleet (Redis) builds files through its job queue; one process on its own threads.
+    const redis = config.coordination.redis;
+    const runner =
+      redis === undefined
+        ? undefined
+        : await installFileJobs(host, redis, { keyPrefix: redis.keyPrefix ?? defaultKeyPrefix, ...files }).catch(async (error: unknown) => {
+            await host.close();
+            throw error;
+          });
+    for (const tool of await builtinTools(host, { ...files, ...(runner === undefined ? {} : { runner }) })) host.registerTool(tool);
   }
-  return { host, quota, ...(coordinator === undefined ? {} : { coordinator }) };
+  return { host, quota, ...(coordinator === undefined ? {} : { coordinator }), ...(expiryLog === undefined ? {} : { expiryLog }) };
 }

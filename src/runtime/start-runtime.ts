@@ -30,7 +30,7 @@ export interface StartRuntimeOptions {
 export async function startRuntime(options: StartRuntimeOptions = {}): Promise<Runtime> {
   const config = options.config ?? loadConfig({ file: options.configFile });
   const logger = options.logger ?? createLogger(config.log.level);
-  const { host, quota, coordinator } = await assembleHost({ config, logger });
+  const { host, quota, coordinator, expiryLog } = await assembleHost({ config, logger });
   // Upstream MCP servers: start connecting, serve without waiting; their tools appear as each connects.
   startUpstreams(host);
   // Retention: the scheduled sweep (+ /healthz "retention"); watchers: outputs/ and the config file (hot reload).
@@ -39,7 +39,7 @@ export async function startRuntime(options: StartRuntimeOptions = {}): Promise<R
     coordinator === undefined
       ? undefined
       : leaseSweepLock(coordinator, { leaseMs: config.coordination.sweepLeaseMs, logger: logger.child({ component: 'retention' }) });
-  const retention = startRetention(host, { quota, ...(lock === undefined ? {} : { lock }) });
+  const retention = startRetention(host, { quota, ...(lock === undefined ? {} : { lock }), ...(expiryLog === undefined ? {} : { expiryLog }) });
   const configFile = options.config === undefined ? (options.configFile ?? (process.env.SPILLWAY_CONFIG || undefined)) : undefined;
   await startWatchers(host, { configFile, onConfigApplied: (next) => retention.applyConfig(next) });
   return {

@@ -19,6 +19,14 @@ export const expiredLogName = '.expired.jsonl';
 /** The sweep compacts the log past 512 KiB; a larger one is not ours to parse on every miss. */
 const maxExpiredLogBytes = 4 * 1024 * 1024;
 
+/**
+ * Answers when a removed file expired, from somewhere other than the
+ * conversation's `.expired.jsonl` (a fleet keeps the entries in its
+ * coordination store). `conversationKey` is "<principal>/<conversation>";
+ * `relative` the path as the model gave it. Undefined when not recorded there.
+ */
+export type ExpiryLookup = (conversationKey: string, relative: string) => Promise<string | undefined>;
+
 export interface ResolvedPath {
   /** The path as the model should see it: relative to the conversation folder, "/"-separated. */
   relative: string;
@@ -50,6 +58,8 @@ export class ConversationSandbox {
   readonly dir: string;
   /** The conversation folder relative to the root, "/"-separated ("<principal>/<id>"): unique across principals. */
   readonly key: string;
+  /** Asked before the file log when a path is missing (SandboxRoot.setExpiryLookup). */
+  expiryLookup: ExpiryLookup | undefined;
   private ready: Promise<void> | undefined;
 
   /** `principal` is required: a sandbox built from a task's fields must never fall back to another principal's folder. */
@@ -359,6 +369,9 @@ export class ConversationSandbox {
   }
 
   private async expiredAt(relative: string): Promise<string | undefined> {
+    // The shared store first; when it cannot answer (unreachable), the file log still may.
+    const shared = await this.expiryLookup?.(this.key, relative).catch(() => undefined);
+    if (shared !== undefined) return shared;
     const log = (await readSidecar(path.join(this.dir, expiredLogName), maxExpiredLogBytes)) ?? '';
     let found: string | undefined;
     for (const line of log.split('\n')) {

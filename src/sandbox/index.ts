@@ -1,5 +1,5 @@
 export { SandboxRoot } from './sandbox-root.js';
-export { ConversationSandbox, expiredLogName, type OpenedFile, type ResolvedPath, type PathRules } from './conversation-sandbox.js';
+export { ConversationSandbox, expiredLogName, type ExpiryLookup, type OpenedFile, type ResolvedPath, type PathRules } from './conversation-sandbox.js';
 export { checkRelativePath } from './check-path.js';
 export { createPendingFile, writeFileAtomic, isTempName, numberedName, type CreateOptions, type PendingFile, type PublishOptions } from './atomic-write.js';
 export * from './layout.js';
@@ -10,3 +10,4 @@ export { readBounded } from './read-bounded.js';
 export { assertCurrentLayout, findOldLayout, migratingPrefix } from './old-layout.js';
 export { migrateLayout, type MigrationOptions, type MigrationStep } from './migrate-layout.js';
 export { asDiskError, diskFaultCode, isDiskFault, toDiskError, toDiskErrorFromText, withoutHostPaths, type DiskErrorContext, type DiskFaultCode } from './disk-errors.js';
+export { findPublished, isJobId, jobMarkerName, markBeforeLink, removeJobMarker } from './publish-once.js';

@@ -1,7 +1,7 @@
 import { lstat, mkdir, readdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
-import { ConversationSandbox } from './conversation-sandbox.js';
+import { ConversationSandbox, type ExpiryLookup } from './conversation-sandbox.js';
 import { defaultPrincipal, folderMode, sandboxMarker } from './layout.js';
 import { assertCurrentLayout } from './old-layout.js';
 
@@ -14,6 +14,7 @@ const maxCached = 10_000;
  */
 export class SandboxRoot {
   private readonly conversations = new Map<string, ConversationSandbox>();
+  private expiryLookup: ExpiryLookup | undefined;
 
   private constructor(readonly root: string) {}
 
@@ -51,6 +52,15 @@ export class SandboxRoot {
   }
 
   /**
+   * Where a missing path's expiry is looked up before the conversation's
+   * `.expired.jsonl` (a fleet's coordination store); every conversation handed
+   * out from now on asks it.
+   */
+  setExpiryLookup(lookup: ExpiryLookup | undefined): void {
+    this.expiryLookup = lookup;
+  }
+
+  /**
    * The sandbox of one conversation of one principal, `<root>/<principal>/<id>`.
    * Both come from the request context (auth, MCP request, library call), never
    * from a tool argument; both are checked as folder names (CONVERSATION_INVALID,
@@ -64,6 +74,7 @@ export class SandboxRoot {
       if (this.conversations.size >= maxCached) this.conversations.delete(this.conversations.keys().next().value as string);
       this.conversations.set(key, sandbox);
     }
+    sandbox.expiryLookup = this.expiryLookup;
     return sandbox;
   }
 }

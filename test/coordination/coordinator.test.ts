@@ -56,6 +56,44 @@ function contract(
     assert.deepEqual(await other.readLog('log'), ['a', 'b']);
     assert.deepEqual(await coordinator.readLog('empty'), []);
   });
+
+  test(`${name}: counters in hashes add atomically to several hashes at once, and a replacement adds what came meanwhile`, { skip }, async (t) => {
+    const { coordinator, other } = await open(t);
+    assert.deepEqual(await coordinator.addCounts(['totals', 'since'], { all: 100, 'a/c1': 100 }), { all: 100, 'a/c1': 100 });
+    assert.deepEqual(await other.addCounts(['totals', 'since'], { all: 50, 'a/c2': 50 }), { all: 150, 'a/c2': 50 });
+    assert.deepEqual(await other.addCounts(['totals'], { all: -30, 'a/c1': -30 }), { all: 120, 'a/c1': 70 }, 'negative amounts subtract');
+    assert.deepEqual(await coordinator.readCounts('since'), { all: 150, 'a/c1': 100, 'a/c2': 50 });
+    const many = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? coordinator : other).addCounts(['n'], { x: 1 })));
+    assert.deepEqual(
+      many.map((values) => values.x).sort((a, b) => (a ?? 0) - (b ?? 0)),
+      Array.from({ length: 40 }, (_, i) => i + 1),
+      'every add sees its own new value',
+    );
+    await coordinator.replaceCounts('totals', { all: 1_000, 'a/c3': 1_000 }, { plusFrom: 'since' });
+    assert.deepEqual(await other.readCounts('totals'), { all: 1_150, 'a/c1': 100, 'a/c2': 50, 'a/c3': 1_000 });
+    await other.replaceCounts('since', {});
+    assert.deepEqual(await coordinator.readCounts('since'), {}, 'replaced by nothing: empty');
+    await coordinator.replaceCounts('totals', { all: 7 });
+    assert.deepEqual(await coordinator.readCounts('totals'), { all: 7 }, 'without plusFrom, exactly the values');
+    assert.deepEqual(await coordinator.readCounts('missing'), {});
+  });
+
+  test(`${name}: a sorted set keeps the latest score per member and drops the members below the horizon`, { skip }, async (t) => {
+    const { coordinator, other, expire } = await open(t);
+    await coordinator.addScores('expired', { 'results/0001-a.jsonl': 1_000, 'results/0002-b.jsonl': 2_000 }, { dropBelow: 0, ttlMs: 60_000 });
+    await other.addScores('expired', { 'results/0003-c.jsonl': 3_000, 'results/0001-a.jsonl': 2_500 }, { dropBelow: 0, ttlMs: 60_000 });
+    assert.equal(await coordinator.readScore('expired', 'results/0001-a.jsonl'), 2_500, 'the later record wins');
+    assert.equal(await other.readScore('expired', 'results/0002-b.jsonl'), 2_000);
+    assert.equal(await other.readScore('expired', 'results/nothing'), undefined);
+    await coordinator.addScores('expired', { 'results/0004-d.jsonl': 4_000 }, { dropBelow: 2_600, ttlMs: 60_000 });
+    assert.equal(await other.readScore('expired', 'results/0001-a.jsonl'), undefined, 'older than the horizon: forgotten');
+    assert.equal(await other.readScore('expired', 'results/0002-b.jsonl'), undefined);
+    assert.equal(await other.readScore('expired', 'results/0003-c.jsonl'), 3_000);
+    assert.equal(await other.readScore('expired', 'results/0004-d.jsonl'), 4_000);
+    await other.addScores('short-lived', { 'results/0005-e.jsonl': 5_000 }, { dropBelow: 0, ttlMs: 300 });
+    await expire('short-lived');
+    assert.equal(await coordinator.readScore('short-lived', 'results/0005-e.jsonl'), undefined, 'the whole set expires ttlMs after its last write');
+  });
 }
 
 contract('memory', async () => {
@@ -104,7 +142,7 @@ test('Redis that cannot be reached at start: COORDINATION_UNAVAILABLE naming coo
 
 test('without coordination.redis there is no coordinator (single-process behaviour)', async () => {
   const config = loadConfig({ env: {}, overrides: { log: { level: 'silent' } } });
-  assert.deepEqual(config.coordination, { sweepLeaseMs: 60_000 });
+  assert.equal(config.coordination.redis, undefined);
   assert.equal(await openCoordinator(config, silentLogger()), undefined);
 });
 

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ConversationSandbox, createPendingFile, type PendingFile } from '../../sandbox/index.js';
+import { ConversationSandbox, createPendingFile, findPublished, markBeforeLink, type PendingFile } from '../../sandbox/index.js';
 import type { OutputTarget } from './worker-task.js';
 
 /** An output file being written under a temporary name; `commit` names it (never replacing a file silently). */
@@ -30,13 +30,28 @@ export async function openOutput(target: OutputTarget): Promise<OutputFile> {
   return {
     pending,
     async commit() {
+      const jobId = target.kind === 'sandbox' ? target.jobId : undefined;
+      if (jobId !== undefined) {
+        // A job run again after its worker died: an earlier run may have published the file already.
+        const published = await findPublished(path.dirname(finalPath), jobId);
+        if (published !== undefined) {
+          await pending.abort();
+          return described(published, finalPath);
+        }
+      }
       const options = target.kind === 'sandbox' ? { pickFreeName: target.onExisting === 'rename' } : { overwrite: target.overwrite };
-      const written = await pending.commit(options);
-      const bytes = (await stat(written)).size;
-      return written === finalPath ? { path: written, bytes } : { path: written, bytes, requestedName: path.basename(finalPath) };
+      const marking = jobId === undefined ? {} : await markBeforeLink(path.dirname(finalPath), jobId, pending.tempPath);
+      const written = await pending.commit({ ...options, ...marking });
+      return described(written, finalPath);
     },
     abort: () => pending.abort(),
   };
+}
+
+/** A published file as commit reports it: its path and size, and the name asked for when it had to differ. */
+async function described(written: string, finalPath: string): Promise<{ path: string; bytes: number; requestedName?: string }> {
+  const bytes = (await stat(written)).size;
+  return written === finalPath ? { path: written, bytes } : { path: written, bytes, requestedName: path.basename(finalPath) };
 }
 
 /** Writes to a stream, waiting for 'drain' when its buffer is full (the stream's error rejects). */

@@ -12,7 +12,16 @@ import type { ColumnFormat } from '../columns/column-format.js';
  * its user gave.
  */
 export type OutputTarget =
-  | { kind: 'sandbox'; root: string; principal: string; conversationId: string; filename: string; onExisting: 'rename' | 'refuse' }
+  | {
+      kind: 'sandbox';
+      root: string;
+      principal: string;
+      conversationId: string;
+      filename: string;
+      onExisting: 'rename' | 'refuse';
+      /** Set for a queued job (a fleet): a run of the same job again never publishes a second file (see publish-once.ts). */
+      jobId?: string;
+    }
   | { kind: 'local'; path: string; overwrite: boolean };
 
 /** The worker task modules, one per output format. */

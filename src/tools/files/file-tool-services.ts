@@ -1,18 +1,18 @@
-import { readdir, unlink } from 'node:fs/promises';
-import path from 'node:path';
 import { SpillwayError } from '../../errors.js';
 import type { Host } from '../../host/host.js';
 import type { ToolContext } from '../../host/tool.js';
 import { availableParallelism } from 'node:os';
 import { FilePool, type FileJobObservation, type RunOptions } from '../../files/pool/file-pool.js';
+import type { FileRunner } from '../../files/pool/file-runner.js';
+import { OutputTemps } from '../../files/pool/output-temps.js';
 import type { DocumentBlock, FigureBlock } from '../../files/formats/document-spec.js';
 import type { OutputTarget, ProgressMessage, WorkerKind } from '../../files/pool/worker-task.js';
 import { formatBytes, formatCount } from '../../util/format.js';
 
-/** What the file tools share: the real sandbox root and the worker pool (created on first use). */
+/** What the file tools share: the real sandbox root and what builds files (the local worker pool, created on first use, or the fleet's job queue). */
 export interface FileToolServices {
   sandboxRoot: string;
-  pool(): FilePool;
+  pool(): FileRunner;
   /**
    * Runs a task that writes an output file. When the worker is ended mid-file (crash,
    * timeout, cancellation) its temporary file is removed, unless another task is writing a file
@@ -30,6 +30,11 @@ export interface FileToolOptions {
   /** Entry modules that replace the built-in worker of a format (see FilePoolOptions.modules). */
   workerModules?: Partial<Record<WorkerKind, URL>>;
   figures?: FigureResolver;
+  /**
+   * Builds files somewhere else instead of on this host's threads (the fleet's
+   * job queue, when Redis coordinates one); its owner closes it.
+   */
+  runner?: FileRunner;
 }
 
 /**
@@ -52,12 +57,13 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
   host.onClose(async () => {
     await pool?.close();
   });
-  host.setHealthSource('workers', () => pool?.health() ?? { started: false });
-  const writing = new Map<string, number>();
+  host.setHealthSource('workers', () => options.runner?.health() ?? pool?.health() ?? { started: false });
+  const temps = new OutputTemps();
   const services: FileToolServices = {
     sandboxRoot: host.sandbox.root,
     ...(options.figures === undefined ? {} : { figures: options.figures }),
     pool() {
+      if (options.runner !== undefined) return options.runner;
       if (pool === undefined) {
         const { poolSize, maxQueue, taskTimeoutMs } = host.config.workers;
         // Metrics count the pool's jobs from the host's file-job events.
@@ -75,20 +81,16 @@ export function fileToolServices(host: Host, options: FileToolOptions = {}): Fil
       return pool;
     },
     async runToOutput<R>(kind: WorkerKind, task: { output: OutputTarget }, context: ToolContext): Promise<R> {
-      const filename = task.output.kind === 'sandbox' ? task.output.filename : undefined;
-      const key = `${context.sandbox.key}/${filename}`;
-      writing.set(key, (writing.get(key) ?? 0) + 1);
+      const ended = temps.track(task.output);
       try {
-        return await services.pool().run<R>(kind, task, { signal: context.signal, ...progressReports(kind, context) });
+        const result = await services.pool().run<R>(kind, task, { signal: context.signal, ...progressReports(kind, context) });
+        await ended(false);
+        return result;
       } catch (error) {
         // A worker that failed by itself has already removed its file; one that was ended
         // (crash, timeout, cancellation) could not. Removing is safe either way.
-        if (filename !== undefined && writing.get(key) === 1 && !isRefusal(error)) await removeTemporaryFiles(context.sandbox.folderPath('outputs'), filename);
+        await ended(!isRefusal(error));
         throw error;
-      } finally {
-        const left = (writing.get(key) ?? 1) - 1;
-        if (left === 0) writing.delete(key);
-        else writing.set(key, left);
       }
     },
   };
@@ -120,13 +122,4 @@ function progressReports(kind: WorkerKind, context: ToolContext): Pick<RunOption
         `${progress.phase[0]?.toUpperCase()}${progress.phase.slice(1)}: ${formatCount(progress.rows)} rows, ${formatBytes(progress.bytesRead)} of ${formatBytes(progress.bytes)} read.`,
       ),
   };
-}
-
-/** Removes this process's temporary files for `filename` (".name.PID.RANDOM.tmp", see createPendingFile). */
-async function removeTemporaryFiles(folder: string, filename: string): Promise<void> {
-  const prefix = `.${filename}.${process.pid}.`;
-  const names = await readdir(folder).catch(() => [] as string[]);
-  await Promise.all(
-    names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)),
-  );
 }

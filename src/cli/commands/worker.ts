@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../config/load-config.js';
+import { defaultKeyPrefix } from '../../coordination/open-coordinator.js';
+import { redactUrl } from '../../coordination/redis-coordinator.js';
+import { startFileJobWorker } from '../../jobs/file-job-worker.js';
+import { fileJobQueueName } from '../../jobs/job-names.js';
+import { createLogger } from '../../log/logger.js';
+import { SandboxRoot } from '../../sandbox/index.js';
+import type { CliIo } from '../output.js';
+import { checkWritableFolder, startupError } from '../startup-checks.js';
+
+export const workerUsage = `spillway worker [--config FILE]
+
+Builds files for a fleet: takes export, document and table jobs from the
+BullMQ queue in the Redis of coordination.redis and builds them on
+workers.poolSize threads (0 = one per core), in the sandbox on the shared
+volume (sandbox.root, as mounted on this node). Prints one "ready" line when
+it takes jobs. SIGTERM or SIGINT: stops taking jobs, lets the running ones
+finish, exits 0. Without coordination.redis it exits 2; when Redis cannot be
+reached at start, 1.`;
+
+export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true });
+  const config = loadConfig({ file: values.config });
+  const redis = config.coordination.redis;
+  if (redis === undefined) {
+    io.err('spillway worker: coordination.redis is not set; a worker takes jobs from the Redis the replicas share (set coordination.redis.url in the config).');
+    return 2;
+  }
+  const logger = createLogger(config.log.level);
+  const worker = await checkWritableFolder(config.sandbox.root, 'sandbox.root')
+    .then(() => SandboxRoot.open(config.sandbox.root))
+    .then((sandbox) =>
+      startFileJobWorker({
+        redisUrl: redis.url,
+        keyPrefix: redis.keyPrefix ?? defaultKeyPrefix,
+        sandboxRoot: sandbox.root,
+        ...config.workers,
+        lockMs: config.coordination.jobs.lockMs,
+        retries: config.coordination.jobs.retries,
+        logger,
+      }),
+    )
+    .catch((error: unknown) => {
+      throw startupError(error);
+    });
+  io.out(`spillway worker: ready (${worker.threads} threads, queue ${fileJobQueueName} at ${redactUrl(redis.url)})`);
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  logger.info({ signal }, 'stopping: running jobs finish first');
+  await worker.close();
+  return 0;
+}

@@ -1,0 +1,341 @@
+import path from 'node:path';
+import { Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { SpillwayError } from '../errors.js';
+import type { FileJobObservation, RunOptions } from '../files/pool/file-pool.js';
+import type { FileRunner } from '../files/pool/file-runner.js';
+import type { ProgressMessage, WorkerKind } from '../files/pool/worker-task.js';
+import type { Logger } from '../log/logger.js';
+import { ConversationSandbox, removeJobMarker } from '../sandbox/index.js';
+import type { AdmissionGate } from '../util/admission-gate.js';
+import { formatCount } from '../util/format.js';
+import { isJsonObject } from '../util/is-json-object.js';
+import { resultOf, type FileJobData } from './file-job-data.js';
+import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName, newJobId } from './job-names.js';
+import { jobConnection, settleWithin, whenReady } from './job-redis.js';
+
+export interface FileJobQueueOptions {
+  /** coordination.redis.url and keyPrefix. */
+  redisUrl: string;
+  keyPrefix: string;
+  /** This replica's sandbox root (results come back relative to it). */
+  sandboxRoot: string;
+  /** Calls of this replica waiting for a job: every queue has a cap. */
+  gate: AdmissionGate;
+  /** Longest wait for some worker to take a job (server.queueWaitMs); then the job is removed and the call gets BUSY. */
+  waitMs: () => number;
+  /** Longest a job may run once taken (workers.taskTimeoutMs plus the time a dead worker's job takes to be taken again). */
+  runMs: () => number;
+  logger: Logger;
+  /** Told when a job is queued, taken and finished (metrics count jobs from it, as for the local pool). */
+  observer?: (event: FileJobObservation) => void;
+  /** How often jobs still waiting for an answer are looked up directly, in case an event was missed (reconnects). Default 2 s. */
+  reconcileMs?: number;
+}
+
+/** A call waiting for its job. */
+interface Waiting {
+  kind: WorkerKind;
+  queuedAt: number;
+  startedAt?: number;
+  onActive(): void;
+  onProgress(progress: unknown): void;
+  onCompleted(reply: unknown): void;
+  onFailed(reason: string): void;
+}
+
+/**
+ * The replica's side of the fleet's file-building jobs: a call's task becomes
+ * a BullMQ job, some worker (a `spillway worker` node, or a replica's own
+ * threads) builds the file, and the call waits for the answer with MCP
+ * progress on the way. Every wait has a deadline: a job no worker takes within
+ * server.queueWaitMs is removed (BUSY), one that runs past its time is
+ * cancelled (TOOL_TIMEOUT). A cancelled call removes its job, or tells the
+ * worker running it to stop. Redis unreachable: COORDINATION_UNAVAILABLE,
+ * and nothing was queued.
+ */
+export class FileJobQueue implements FileRunner {
+  private readonly waiting = new Map<string, Waiting>();
+  private reconcileTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly options: FileJobQueueOptions,
+    private readonly queue: Queue,
+    private readonly events: QueueEvents,
+    private readonly producer: Redis,
+    private readonly eventsConnection: Redis,
+  ) {
+    events.on('active', ({ jobId }) => this.waiting.get(jobId)?.onActive());
+    events.on('progress', ({ jobId, data }) => this.waiting.get(jobId)?.onProgress(data));
+    events.on('completed', ({ jobId, returnvalue }) => this.waiting.get(jobId)?.onCompleted(returnvalue));
+    events.on('failed', ({ jobId, failedReason }) => this.waiting.get(jobId)?.onFailed(failedReason));
+    // BullMQ prints errors nobody listens to; the connections already log theirs (once per change).
+    events.on('error', () => undefined);
+    queue.on('error', () => undefined);
+  }
+
+  /** Connects the queue and its event stream; fails with COORDINATION_UNAVAILABLE when Redis cannot be reached. */
+  static async open(options: FileJobQueueOptions): Promise<FileJobQueue> {
+    const logger = options.logger.child({ component: 'file-jobs' });
+    const producer = jobConnection(options.redisUrl, 'producer', logger);
+    const eventsConnection = jobConnection(options.redisUrl, 'blocking', logger);
+    const prefix = bullPrefix(options.keyPrefix);
+    const queue = new Queue(fileJobQueueName, { connection: producer, prefix });
+    const events = new QueueEvents(fileJobQueueName, { connection: eventsConnection, prefix });
+    try {
+      await whenReady(producer, 5_000);
+      await events.waitUntilReady();
+    } catch (error) {
+      queue.on('error', () => undefined);
+      events.on('error', () => undefined);
+      await settleWithin(Promise.allSettled([queue.close(), events.close()]), 2_000);
+      producer.disconnect();
+      eventsConnection.disconnect();
+      throw unavailable(error);
+    }
+    return new FileJobQueue({ ...options, logger }, queue, events, producer, eventsConnection);
+  }
+
+  async run<R>(kind: WorkerKind, task: object, options: RunOptions = {}): Promise<R> {
+    if (this.closed) throw new SpillwayError('WORKER_FAILED', 'The file-job queue is shut down (the host is closing).');
+    const release = await this.options.gate.admit({
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
+    });
+    try {
+      return await this.runJob<R>(kind, task, options);
+    } finally {
+      release();
+    }
+  }
+
+  health(): Record<string, unknown> {
+    return {
+      mode: 'queue',
+      queue: fileJobQueueName,
+      connected: this.producer.status === 'ready',
+      waitingCalls: this.waiting.size,
+      admission: this.options.gate.stats(),
+    };
+  }
+
+  /** Jobs of the whole fleet by state (waiting, active, ...), for /metrics and /healthz. */
+  async counts(): Promise<Record<string, number>> {
+    return await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.reconcileTimer !== undefined) clearInterval(this.reconcileTimer);
+    await settleWithin(Promise.allSettled([this.events.close(), this.queue.close()]), 2_000);
+    this.producer.disconnect();
+    this.eventsConnection.disconnect();
+  }
+
+  private async runJob<R>(kind: WorkerKind, task: object, options: RunOptions): Promise<R> {
+    const jobId = newJobId();
+    const data: FileJobData = { kind, task: withJobId(task, jobId) };
+    const observer = this.options.observer;
+    const queuedAt = Date.now();
+    let settled = false;
+    let startedAt: number | undefined;
+
+    const answer = new Promise<unknown>((resolve, reject) => {
+      let deadline: NodeJS.Timeout | undefined;
+      const setDeadline = (ms: number, onExpiry: () => void) => {
+        if (deadline !== undefined) clearTimeout(deadline);
+        deadline = setTimeout(onExpiry, ms);
+      };
+      const finish = (outcome: { reply: unknown } | { error: SpillwayError }) => {
+        if (settled) return;
+        settled = true;
+        if (deadline !== undefined) clearTimeout(deadline);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.waiting.delete(jobId);
+        if (this.waiting.size === 0 && this.reconcileTimer !== undefined) {
+          clearInterval(this.reconcileTimer);
+          this.reconcileTimer = undefined;
+        }
+        if ('reply' in outcome) resolve(outcome.reply);
+        else reject(outcome.error);
+      };
+      const entry: Waiting = {
+        kind,
+        queuedAt,
+        onActive: () => {
+          if (settled) return;
+          // Taken (again, after a dead worker): the running deadline starts now.
+          const first = startedAt === undefined;
+          startedAt = entry.startedAt = Date.now();
+          if (first) {
+            options.onStarted?.();
+            observer?.({ phase: 'started', kind, waitMs: startedAt - queuedAt });
+          }
+          setDeadline(this.options.runMs(), () => {
+            void this.cancel(jobId);
+            finish({ error: timedOut(kind, this.options.runMs()) });
+          });
+        },
+        onProgress: (progress) => {
+          if (!settled && isProgress(progress)) options.onProgress?.(progress);
+        },
+        onCompleted: (reply) => finish({ reply }),
+        onFailed: (reason) =>
+          finish({
+            error: new SpillwayError('WORKER_FAILED', `The ${kind} job failed on its worker (${reason}); no file was written. The call can be retried.`, {
+              worker: kind,
+              reason,
+              retryable: true,
+            }),
+          }),
+      };
+      const onAbort = () => {
+        void this.cancel(jobId);
+        finish({ error: new SpillwayError('TOOL_FAILED', `The ${kind} export was cancelled by the caller; no file was written.`, { worker: kind }) });
+      };
+      this.waiting.set(jobId, entry);
+      if (options.signal?.aborted === true) onAbort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const waitMs = this.options.waitMs();
+      setDeadline(waitMs, () => {
+        void this.queue.remove(jobId).then(
+          (removed) => {
+            // Removed: nobody took it. Not removed: a worker took it this instant; keep waiting for it.
+            if (removed === 1) finish({ error: noWorker(kind, waitMs) });
+          },
+          () => finish({ error: noWorker(kind, waitMs) }),
+        );
+      });
+    });
+    answer.catch(() => undefined);
+
+    // Cancelled before it was queued: nothing to queue.
+    if (settled) return resultOf<R>(await answer, this.options.sandboxRoot);
+    try {
+      await this.queue.add(kind, data, {
+        jobId,
+        attempts: 1,
+        removeOnComplete: { age: 3600, count: 10_000 },
+        removeOnFail: { age: 86_400, count: 10_000 },
+      });
+    } catch (error) {
+      this.waiting.get(jobId)?.onFailed('not queued');
+      throw unavailable(error);
+    }
+    observer?.({ phase: 'queued', kind });
+    this.startReconciling();
+    if (options.onWaiting !== undefined) {
+      void this.queue.getWaitingCount().then(
+        (count) => {
+          if (!settled && startedAt === undefined && count > 1) options.onWaiting?.(count - 1);
+        },
+        () => undefined,
+      );
+    }
+
+    let outcome: 'ok' | 'failed' = 'failed';
+    let errorCode: string | undefined;
+    try {
+      const result = resultOf<R>(await answer, this.options.sandboxRoot);
+      outcome = 'ok';
+      return result;
+    } catch (error) {
+      errorCode = SpillwayError.is(error) ? error.code : 'WORKER_FAILED';
+      throw error;
+    } finally {
+      const end = Date.now();
+      observer?.({
+        phase: 'finished',
+        kind,
+        outcome,
+        started: startedAt !== undefined,
+        ...(errorCode === undefined ? {} : { errorCode }),
+        ...(startedAt === undefined ? {} : { runMs: end - startedAt }),
+        totalMs: end - queuedAt,
+      });
+      // Finished for good: its record and its marker are no longer needed.
+      if (outcome === 'ok') await Promise.all([this.queue.remove(jobId).catch(() => undefined), this.removeMarker(task, jobId)]);
+    }
+  }
+
+  /** Stops a job: removed while it waits; a worker running it is told to stop (and drops it if it takes it later). */
+  private async cancel(jobId: string): Promise<void> {
+    try {
+      await this.producer.set(cancelledKey(this.options.keyPrefix, jobId), '1', 'PX', 3_600_000);
+      const removed = await this.queue.remove(jobId);
+      if (removed !== 1) await this.producer.publish(cancelChannel(this.options.keyPrefix), jobId);
+    } catch (error) {
+      this.options.logger.warn({ err: error, jobId }, 'file jobs: could not cancel a job (it may still build its file)');
+    }
+  }
+
+  /** Looks jobs up directly every few seconds while calls wait, in case the event stream missed an event. */
+  private startReconciling(): void {
+    if (this.reconcileTimer !== undefined || this.closed) return;
+    this.reconcileTimer = setInterval(() => void this.reconcile(), this.options.reconcileMs ?? 2_000);
+    this.reconcileTimer.unref();
+  }
+
+  private async reconcile(): Promise<void> {
+    for (const [jobId, entry] of [...this.waiting]) {
+      try {
+        const job = await this.queue.getJob(jobId);
+        if (job === undefined) continue;
+        const state = await job.getState();
+        if (state === 'active' && entry.startedAt === undefined) entry.onActive();
+        else if (state === 'completed') entry.onCompleted(job.returnvalue);
+        else if (state === 'failed') entry.onFailed(job.failedReason);
+      } catch {
+        return; // Redis away: the events (or the deadlines) settle the calls
+      }
+    }
+  }
+
+  private async removeMarker(task: object, jobId: string): Promise<void> {
+    const output = (task as { output?: unknown }).output;
+    if (!isJsonObject(output) || output.kind !== 'sandbox' || typeof output.principal !== 'string' || typeof output.conversationId !== 'string') return;
+    try {
+      const folder = new ConversationSandbox(this.options.sandboxRoot, output.conversationId, output.principal).folderPath('outputs');
+      const filename = typeof output.filename === 'string' ? output.filename : '';
+      await removeJobMarker(path.dirname(path.join(folder, filename)), jobId);
+    } catch {
+      // The sweep removes a marker left behind once it is old.
+    }
+  }
+}
+
+/** The task with its output stamped with the job id (exactly-once publishing). */
+function withJobId(task: object, jobId: string): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...(task as Record<string, unknown>) };
+  if (isJsonObject(copy.output) && copy.output.kind === 'sandbox') copy.output = { ...copy.output, jobId };
+  return copy;
+}
+
+function isProgress(value: unknown): value is ProgressMessage {
+  return isJsonObject(value) && typeof value.phase === 'string' && typeof value.rows === 'number';
+}
+
+function unavailable(error: unknown): SpillwayError {
+  return new SpillwayError(
+    'COORDINATION_UNAVAILABLE',
+    `The file-job queue (Redis) cannot be reached (${error instanceof Error ? error.message : String(error)}); nothing was queued and no file was written. Try the call again in a moment.`,
+    { retryable: true },
+  );
+}
+
+function noWorker(kind: WorkerKind, waitMs: number): SpillwayError {
+  return new SpillwayError(
+    'BUSY',
+    `No worker took the ${kind} job within ${formatCount(waitMs)} ms (server.queueWaitMs): every worker is busy, or no \`spillway worker\` is running (and coordination.jobs.onReplicas is false). The job was removed; nothing was written. Try again in a moment.`,
+    { worker: kind, waitMs, retryable: true },
+  );
+}
+
+function timedOut(kind: WorkerKind, runMs: number): SpillwayError {
+  return new SpillwayError(
+    'TOOL_TIMEOUT',
+    `Building the ${kind} file took longer than ${formatCount(runMs)} ms (workers.taskTimeoutMs plus coordination.jobs.lockMs) and was stopped; no file is reported. Export fewer rows (range) or columns, or raise the limit.`,
+    { worker: kind, timeoutMs: runMs },
+  );
+}

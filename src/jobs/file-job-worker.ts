@@ -1,0 +1,144 @@
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { SpillwayError, toSpillwayError } from '../errors.js';
+import { FilePool, type FileJobObservation } from '../files/pool/file-pool.js';
+import { OutputTemps } from '../files/pool/output-temps.js';
+import type { OutputTarget, WorkerKind } from '../files/pool/worker-task.js';
+import type { Logger } from '../log/logger.js';
+import { replyWithResult, taskOnThisNode, type FileJobReply } from './file-job-data.js';
+import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName } from './job-names.js';
+import { jobConnection, settleWithin, whenReady } from './job-redis.js';
+
+export interface FileJobWorkerOptions {
+  redisUrl: string;
+  keyPrefix: string;
+  /** This node's sandbox root (the shared volume as mounted here). */
+  sandboxRoot: string;
+  /** workers.poolSize (0 = one per core), workers.maxQueue, workers.taskTimeoutMs. */
+  poolSize: number;
+  maxQueue: number;
+  taskTimeoutMs: number;
+  /** coordination.jobs.lockMs and retries. */
+  lockMs: number;
+  retries: number;
+  logger: Logger;
+  /** Replaces the entry module of a format (fault-injection tests), as for the local pool. */
+  modules?: Partial<Record<WorkerKind, URL>>;
+  observer?: (event: FileJobObservation) => void;
+}
+
+export interface FileJobWorker {
+  /** Threads, and so jobs taken at once. */
+  readonly threads: number;
+  /** Stops taking jobs and waits for the running ones to finish (SIGTERM). */
+  close(): Promise<void>;
+}
+
+/**
+ * Takes file-building jobs from the fleet's queue and builds them on this
+ * node's worker threads (the same worker modules as a single process). Takes
+ * as many jobs at once as it has threads. It holds a job by a lock it renews
+ * while it builds; a worker that dies stops renewing, and after
+ * coordination.jobs.lockMs another worker takes the job again (up to
+ * coordination.jobs.retries times); the file is published once all the same
+ * (publish-once.ts). A cancelled job is stopped through a pub/sub message and
+ * its temporary file removed.
+ */
+export async function startFileJobWorker(options: FileJobWorkerOptions): Promise<FileJobWorker> {
+  const logger = options.logger.child({ component: 'file-job-worker' });
+  const pool = new FilePool({
+    poolSize: options.poolSize,
+    maxQueue: options.maxQueue,
+    taskTimeoutMs: options.taskTimeoutMs,
+    logger,
+    ...(options.modules === undefined ? {} : { modules: options.modules }),
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
+  });
+  const connection = jobConnection(options.redisUrl, 'blocking', logger);
+  const subscriber = jobConnection(options.redisUrl, 'blocking', logger);
+  const temps = new OutputTemps();
+
+  const processor = async (job: Job, _token?: string, signal?: AbortSignal): Promise<FileJobReply> => {
+    if ((await connection.exists(cancelledKey(options.keyPrefix, job.id ?? ''))) === 1) return cancelledReply();
+    let kind: WorkerKind;
+    let task: Record<string, unknown>;
+    try {
+      ({ kind, task } = taskOnThisNode(job.data, options.sandboxRoot));
+    } catch (error) {
+      return { ok: false, error: toSpillwayError(error, 'WORKER_FAILED').toJSON() };
+    }
+    const ended = temps.track(task.output as OutputTarget | undefined);
+    try {
+      const result = await pool.run(kind, task, {
+        ...(signal === undefined ? {} : { signal }),
+        onProgress: (progress) => void job.updateProgress(progress).catch(() => undefined),
+      });
+      await ended(false);
+      return replyWithResult(result, options.sandboxRoot);
+    } catch (error) {
+      await ended(true);
+      if (signal?.aborted === true) return cancelledReply();
+      return { ok: false, error: toSpillwayError(error, 'WORKER_FAILED').toJSON() };
+    }
+  };
+
+  const worker = new Worker(fileJobQueueName, processor, {
+    connection,
+    prefix: bullPrefix(options.keyPrefix),
+    concurrency: pool.threads,
+    lockDuration: options.lockMs,
+    stalledInterval: options.lockMs,
+    maxStalledCount: options.retries,
+    autorun: false,
+  });
+  // Connection errors are logged by the connections (once per change); BullMQ would print them all.
+  worker.on('error', (error) => {
+    if (!/ECONNREFUSED|ECONNRESET|Connection is closed/i.test(error.message)) logger.warn({ err: error }, 'file jobs: worker error');
+  });
+  worker.on('stalled', (jobId) => logger.warn({ jobId }, 'file jobs: a job lost its worker; it is taken again'));
+  // A cancelled job's record goes once its run has ended (a running job cannot be removed).
+  worker.on('completed', (job, reply: FileJobReply) => {
+    if (!reply.ok && reply.cancelled === true) void job.remove().catch(() => undefined);
+  });
+
+  try {
+    await whenReady(connection, 5_000);
+    await subscriber.subscribe(cancelChannel(options.keyPrefix));
+  } catch (error) {
+    await closeAll(worker, pool, connection, subscriber, 0);
+    throw new SpillwayError(
+      'COORDINATION_UNAVAILABLE',
+      `coordination.redis.url: the file-job worker cannot reach Redis (${error instanceof Error ? error.message : String(error)}). Start Redis or correct the URL.`,
+      { setting: 'coordination.redis.url', retryable: true },
+    );
+  }
+  subscriber.on('message', (_channel: string, jobId: string) => {
+    if (worker.cancelJob(jobId, 'cancelled by the caller')) logger.info({ jobId }, 'file jobs: stopped a cancelled job');
+  });
+  void worker.run().catch((error: unknown) => logger.error({ err: error }, 'file jobs: the worker stopped'));
+  await worker.waitUntilReady();
+
+  let closing: Promise<void> | undefined;
+  return {
+    threads: pool.threads,
+    close: () => (closing ??= closeAll(worker, pool, connection, subscriber, options.taskTimeoutMs)),
+  };
+}
+
+function cancelledReply(): FileJobReply {
+  return {
+    ok: false,
+    cancelled: true,
+    error: new SpillwayError('TOOL_FAILED', 'The export was cancelled by the caller; no file was written.').toJSON(),
+  };
+}
+
+async function closeAll(worker: Worker, pool: FilePool, connection: Redis, subscriber: Redis, runningMs: number): Promise<void> {
+  // Running jobs finish first (a graceful close waits for them), unless Redis is gone: then
+  // they could not be reported anyway, and the jobs go back to the queue once their lock runs out.
+  if (connection.status === 'ready') await settleWithin(worker.close(), runningMs);
+  await settleWithin(worker.close(true), 2_000);
+  await pool.close();
+  subscriber.disconnect();
+  connection.disconnect();
+}

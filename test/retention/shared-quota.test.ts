@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { MemoryCoordinator } from '../../src/coordination/memory-coordinator.js';
+import { SpillwayError } from '../../src/errors.js';
+import { DiskQuotaGuard } from '../../src/retention/disk-quota-guard.js';
+import { measureConversation } from '../../src/retention/disk-usage.js';
+import type { QuotaGuard } from '../../src/retention/quota-guard.js';
+import { expiryKey, sharedExpiryLog } from '../../src/retention/shared-expiry-log.js';
+import { SharedDiskQuotaGuard } from '../../src/retention/shared-quota-guard.js';
+import { sweepSandbox } from '../../src/retention/sweep.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { at, day, principal, reported, seedFile, tempSandbox } from './seed-sandbox.js';
+
+const kib = (n: number) => 'x'.repeat(n * 1024);
+const limits = { maxBytes: 0, maxBytesPerConversation: 40 * 1024 };
+const conversation = `${principal}/c`;
+
+/** A pino logger whose lines are collected as parsed JSON. */
+function capturedLogger() {
+  const lines: { level: number; msg: string }[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as { level: number; msg: string });
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+/** A memory coordinator that can be switched off (every call fails as Redis down does) or made to never answer. */
+class FlakyCoordinator extends MemoryCoordinator {
+  mode: 'up' | 'down' | 'silent' = 'up';
+  override addCounts(keys: readonly string[], by: Readonly<Record<string, number>>): Promise<Record<string, number>> {
+    if (this.mode === 'down') return Promise.reject(new SpillwayError('COORDINATION_UNAVAILABLE', 'Redis is down (test)', { retryable: true }));
+    if (this.mode === 'silent') return new Promise(() => undefined);
+    return super.addCounts(keys, by);
+  }
+}
+
+/**
+ * Two replicas' guards spill in turn into conversation c (a 5 KiB output and six 10 KiB spills:
+ * 65 KiB together, about 35 KiB each). Returns the spills' paths, oldest first.
+ */
+async function spillInTurns(root: string, guards: readonly QuotaGuard[], nowMs: number): Promise<string[]> {
+  const { logger } = capturedLogger();
+  await seedFile(root, 'c/outputs/kept.csv', 30, nowMs, kib(5));
+  // Each replica has measured the sandbox before the turns begin (a spill elsewhere).
+  for (const [index, guard] of guards.entries()) {
+    const file = await seedFile(root, `prime${index}/results/0001-p.txt`, 1, nowMs, 'p');
+    await guard.afterWrite({ conversationId: `${principal}/prime${index}`, written: [file], limits, retentionDays: 7, logger });
+  }
+  const spills: string[] = [];
+  for (let i = 1; i <= 6; i += 1) {
+    // Older spills have older modification times, a minute apart.
+    const file = await seedFile(root, `c/results/000${i}-q.txt`, (10 - i) / 1440, nowMs, kib(10));
+    spills.push(`results/000${i}-q.txt`);
+    await guards[i % guards.length]?.afterWrite({ conversationId: conversation, written: [file], limits, retentionDays: 7, logger });
+  }
+  return spills;
+}
+
+test('two replicas sharing their totals keep a conversation under maxBytesPerConversation together; each alone would not', async (t) => {
+  const nowMs = Date.now();
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const coordinator = new MemoryCoordinator();
+  const expiryLog = sharedExpiryLog(coordinator);
+  const guards = [0, 1].map(() => new SharedDiskQuotaGuard({ root, coordinator, expiryLog }));
+  const spills = await spillInTurns(root, guards, nowMs);
+  const usage = await measureConversation(root, conversation, { withFiles: false, nowMs });
+  assert.ok(usage.bytes <= limits.maxBytesPerConversation, `the conversation holds ${usage.bytes} bytes`);
+  assert.deepEqual((await readdir(at(root, 'c/results'))).sort(), ['0004-q.txt', '0005-q.txt', '0006-q.txt'], 'the oldest spills went');
+  await stat(at(root, 'c/outputs/kept.csv'));
+  assert.equal(
+    guards.reduce((sum, guard) => sum + guard.stats().evicted.files, 0),
+    3,
+  );
+  for (const spill of spills.slice(0, 3)) {
+    assert.ok((await coordinator.readScore(expiryKey(conversation), spill)) !== undefined, `${spill} is in the shared expiry log`);
+  }
+  assert.deepEqual((await readdir(at(root, 'c'))).sort(), ['outputs', 'results'], 'no .expired.jsonl file');
+  assert.equal((await coordinator.readCounts('quota:bytes'))[conversation], usage.bytes, 'the shared count matches the disk after the evictions');
+
+  // The same turns with each replica counting only its own spills: nobody evicts, the limit is passed.
+  const alone = await tempSandbox();
+  t.after(alone.cleanup);
+  const localGuards = [0, 1].map(() => new DiskQuotaGuard(alone.root));
+  await spillInTurns(alone.root, localGuards, nowMs);
+  const unshared = await measureConversation(alone.root, conversation, { withFiles: false, nowMs });
+  assert.ok(unshared.bytes > limits.maxBytesPerConversation, `without shared totals the conversation holds ${unshared.bytes} bytes`);
+  assert.equal(
+    localGuards.reduce((sum, guard) => sum + guard.stats().evicted.files, 0),
+    0,
+  );
+});
+
+test('a replica that cannot take the conversation eviction lock skips its round: the holder is evicting', async (t) => {
+  const nowMs = Date.now();
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const coordinator = new MemoryCoordinator();
+  const guard = new SharedDiskQuotaGuard({ root, coordinator });
+  const { logger } = capturedLogger();
+  const files = [];
+  for (let i = 1; i <= 5; i += 1) files.push(await seedFile(root, `c/results/000${i}-q.txt`, (10 - i) / 1440, nowMs, kib(10)));
+  const held = await coordinator.tryLock(`quota:evict-lock:${conversation}`, 60_000);
+  assert.ok(held !== undefined);
+  await guard.afterWrite({ conversationId: conversation, written: [files[4] ?? ''], limits, retentionDays: 7, logger });
+  assert.equal((await readdir(at(root, 'c/results'))).length, 5, 'nothing evicted while another replica holds the lock');
+  await held.release();
+  await guard.afterWrite({ conversationId: conversation, written: [files[4] ?? ''], limits, retentionDays: 7, logger });
+  assert.deepEqual((await readdir(at(root, 'c/results'))).sort(), ['0002-q.txt', '0003-q.txt', '0004-q.txt', '0005-q.txt']);
+});
+
+test('the store unreachable: the spill is kept, one warning per outage, the check is skipped and stats say so; back: measured again', async (t) => {
+  const nowMs = Date.now();
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const coordinator = new FlakyCoordinator();
+  let clockMs = nowMs;
+  const guard = new SharedDiskQuotaGuard({ root, coordinator, now: () => new Date(clockMs), expiryLog: sharedExpiryLog(coordinator) });
+  const { logger, lines } = capturedLogger();
+  const spill = (i: number) => seedFile(root, `c/results/000${i}-q.txt`, (10 - i) / 1440, nowMs, kib(10));
+  const files = [await spill(1)];
+  await guard.afterWrite({ conversationId: conversation, written: [files[0] ?? ''], limits, retentionDays: 7, logger });
+  coordinator.mode = 'down';
+  for (let i = 2; i <= 5; i += 1) {
+    files.push(await spill(i));
+    await guard.afterWrite({ conversationId: conversation, written: [files[i - 1] ?? ''], limits, retentionDays: 7, logger });
+  }
+  assert.equal((await readdir(at(root, 'c/results'))).length, 5, 'every spill kept, none evicted');
+  assert.equal(lines.filter((line) => line.msg.startsWith('disk quota: the coordination store cannot be reached')).length, 1);
+  assert.deepEqual(
+    { ...guard.stats().shared, unavailableSince: undefined, lastError: undefined },
+    {
+      store: 'memory',
+      available: false,
+      skippedChecks: 4,
+      unavailableSince: undefined,
+      lastError: undefined,
+    },
+  );
+  coordinator.mode = 'up';
+  clockMs += 1_000;
+  files.push(await spill(6));
+  await guard.afterWrite({ conversationId: conversation, written: [files[5] ?? ''], limits, retentionDays: 7, logger });
+  assert.equal(guard.stats().shared?.available, true);
+  assert.ok(lines.some((line) => line.msg.startsWith('disk quota: the coordination store answers again')));
+  // The spills missed while it was down are counted by the measurement that follows (in the background): the next check sees them.
+  await waitFor(async () => (await coordinator.readCounts('quota:bytes')).measuredAt === clockMs, 'the measurement after the outage');
+  await guard.afterWrite({ conversationId: conversation, written: [files[5] ?? ''], limits, retentionDays: 7, logger });
+  const usage = await measureConversation(root, conversation, { withFiles: false, nowMs });
+  assert.ok(usage.bytes <= limits.maxBytesPerConversation, `back under the limit: ${usage.bytes}`);
+});
+
+test('a store that does not answer never stalls the spill: the check gives up and counts as unreachable', async (t) => {
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const coordinator = new FlakyCoordinator();
+  coordinator.mode = 'silent';
+  const guard = new SharedDiskQuotaGuard({ root, coordinator, timeoutMs: 5 });
+  const file = await seedFile(root, 'c/results/0001-q.txt', 0, Date.now(), kib(10));
+  await guard.afterWrite({ conversationId: conversation, written: [file], limits, retentionDays: 7, logger: capturedLogger().logger });
+  assert.equal(guard.stats().shared?.available, false);
+  await stat(file);
+});
+
+test('a sweep whose shared expiry log cannot be written keeps the files; with the log it removes them and records them there', async (t) => {
+  const nowMs = Date.now();
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  await seedFile(root, 'c/results/0001-old.jsonl', 9, nowMs);
+  await seedFile(root, 'c/results/0001-old.jsonl.meta.json', 9, nowMs, '{}');
+  const failing = {
+    required: true,
+    record: () => Promise.reject(new SpillwayError('COORDINATION_UNAVAILABLE', 'Redis is down (test)', { retryable: true })),
+  };
+  const kept = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs), expiryLog: failing });
+  await stat(at(root, 'c/results/0001-old.jsonl'));
+  await stat(at(root, 'c/results/0001-old.jsonl.meta.json'));
+  assert.equal(kept.deleted.files, 0);
+  assert.equal(kept.skipped.files, 2);
+  assert.ok(kept.problems.some((problem) => problem.path === reported('c/.expired.jsonl') && /kept/.test(problem.message)));
+
+  const coordinator = new MemoryCoordinator();
+  const swept = await sweepSandbox({ root, olderThanMs: 7 * day, now: () => new Date(nowMs), expiryLog: sharedExpiryLog(coordinator) });
+  assert.equal(swept.deleted.files, 2);
+  assert.equal(await coordinator.readScore(expiryKey(conversation), 'results/0001-old.jsonl'), nowMs);
+  await assert.rejects(stat(path.join(at(root, 'c'), '.expired.jsonl')), 'recorded in the store, not in a file');
+});
+
+test('over maxBytes by the shared total alone (a phantom: the sweep removed files since): the root is measured before anything is evicted', async (t) => {
+  const nowMs = Date.now();
+  let clockMs = nowMs;
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const coordinator = new MemoryCoordinator();
+  const guard = new SharedDiskQuotaGuard({ root, coordinator, now: () => new Date(clockMs), expiryLog: sharedExpiryLog(coordinator) });
+  const { logger } = capturedLogger();
+  const rootLimits = { maxBytes: 45 * 1024, maxBytesPerConversation: 0 };
+  const write = async (relative: string, ageMinutes: number) => {
+    const file = await seedFile(root, relative, ageMinutes / 1440, nowMs, kib(10));
+    const conversationId = `${principal}/${relative.split('/')[0] ?? ''}`;
+    await guard.afterWrite({ conversationId, written: [file], limits: rootLimits, retentionDays: 7, logger });
+  };
+  await write('old/results/0001-q.txt', 10);
+  await write('c/results/0001-q.txt', 9);
+  await write('c/results/0002-q.txt', 8);
+  // Another writer's 1 GB was counted, then removed (by an operator, a sweep): the shared total is a phantom.
+  await coordinator.addCounts(['quota:bytes'], { all: 1_000_000_000 });
+  clockMs += 30_000;
+  await write('c/results/0003-q.txt', 7);
+  assert.equal((await readdir(at(root, 'c/results'))).length, 3, 'measured again first: 40 KiB fits, nothing evicted');
+  assert.ok(((await coordinator.readCounts('quota:bytes')).all ?? 0) < 1_000_000, 'the phantom is gone from the totals');
+  await write('c/results/0004-q.txt', 6);
+  assert.deepEqual(
+    (await readdir(at(root, 'c/results'))).sort(),
+    ['0002-q.txt', '0003-q.txt', '0004-q.txt'],
+    "truly over: the writing conversation's oldest spill went",
+  );
+  await stat(at(root, 'old/results/0001-q.txt'));
+});
