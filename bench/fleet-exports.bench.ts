@@ -1,6 +1,7 @@
 // Export throughput of a fleet on this machine (issue 16): `spillway serve` and
 // `spillway worker` as real child processes, MCP clients over Streamable HTTP,
-// export_table CSV and XLSX of a query_sql spill. `npm run bench -- fleet-exports`.
+// export_table CSV and XLSX of a table in each session's results/ (the shared bench
+// table generator's rows, as JSONL). `npm run bench -- fleet-exports`.
 //
 // Setups (each its own sandbox; one demo database and one redis-server shared):
 //   a   1 replica, no Redis: the local piscina pool (the baseline)
@@ -16,8 +17,8 @@
 // 2. Throughput: N clients loop on one format for S seconds per setup; exports/s
 //    (completed ÷ time to the last completion), median and p95 latency, ratios to a.
 //
-// FLEET_EXPORTS_CLIENTS (4), FLEET_EXPORTS_SECONDS (10), FLEET_EXPORTS_CSV_ROWS (100000),
-// FLEET_EXPORTS_XLSX_ROWS (10000), FLEET_EXPORTS_ROUNDS (4; big exports, paired),
+// FLEET_EXPORTS_CLIENTS (4), FLEET_EXPORTS_SECONDS (8), FLEET_EXPORTS_CSV_ROWS (100000),
+// FLEET_EXPORTS_XLSX_ROWS (10000), FLEET_EXPORTS_ROUNDS (3; big exports, paired),
 // FLEET_EXPORTS_TINY_ROUNDS (30), FLEET_EXPORTS_WORKERS (2), FLEET_EXPORTS_SETUPS (a,b,c,d).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,7 +32,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startBenchRedis, redisUnavailableReason, type BenchRedis } from './bench-redis.js';
-import { benchConfig } from './bench-setup.js';
+import { fileMode, SandboxRoot } from '../src/sandbox/index.js';
+import { benchConfig, makeBenchInput } from './bench-setup.js';
 
 // This file runs from dist/bench/; the launcher is the checkout's bin/spillway.js.
 const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -70,12 +72,12 @@ function numberFromEnv(name: string, fallback: number): number {
 function readSizes(): Sizes {
   return {
     clients: Math.round(numberFromEnv('FLEET_EXPORTS_CLIENTS', 4)),
-    seconds: numberFromEnv('FLEET_EXPORTS_SECONDS', 10),
+    seconds: numberFromEnv('FLEET_EXPORTS_SECONDS', 8),
     rows: { tiny: 100, csv: Math.round(numberFromEnv('FLEET_EXPORTS_CSV_ROWS', 100_000)), xlsx: Math.round(numberFromEnv('FLEET_EXPORTS_XLSX_ROWS', 10_000)) },
     rounds: {
       tiny: Math.round(numberFromEnv('FLEET_EXPORTS_TINY_ROUNDS', 30)),
-      csv: Math.round(numberFromEnv('FLEET_EXPORTS_ROUNDS', 4)),
-      xlsx: Math.round(numberFromEnv('FLEET_EXPORTS_ROUNDS', 4)),
+      csv: Math.round(numberFromEnv('FLEET_EXPORTS_ROUNDS', 3)),
+      xlsx: Math.round(numberFromEnv('FLEET_EXPORTS_ROUNDS', 3)),
     },
     workers: Math.round(numberFromEnv('FLEET_EXPORTS_WORKERS', 2)),
     setups: (process.env.FLEET_EXPORTS_SETUPS ?? 'a,b,c,d').split(',').map((key) => key.trim()),
@@ -138,11 +140,12 @@ interface Outcome {
   code?: string;
 }
 
-/** One MCP session with its three source spills. */
+/** One MCP session with its three source tables. */
 interface BenchClient {
   client: Client;
   sources: Record<Kind, string>;
-  export(kind: Kind): Promise<Outcome>;
+  /** export_table of the `kind` table, as CSV or XLSX (by default the kind's own format). */
+  export(kind: Kind, format?: 'csv' | 'xlsx'): Promise<Outcome>;
 }
 
 async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<{ outcome: Outcome; result?: CallToolResult }> {
@@ -160,21 +163,38 @@ async function callTool(client: Client, name: string, args: Record<string, unkno
   }
 }
 
-async function connectClient(url: string, rows: Record<Kind, number>): Promise<BenchClient> {
+/** The three source tables as JSONL text: the first rows of one table from the shared bench generator. */
+function sourceTables(rows: Record<Kind, number>): Record<Kind, string> {
+  const most = Math.max(...Object.values(rows));
+  // makeBenchInput sizes by bytes; its rows are under 220 bytes as JSON.
+  const table = JSON.parse(makeBenchInput('table', most * 220)) as unknown[];
+  if (table.length < most) throw new Error(`the bench table has ${table.length} rows, fewer than ${most}`);
+  const jsonl = (count: number) =>
+    `${table
+      .slice(0, count)
+      .map((row) => JSON.stringify(row))
+      .join('\n')}\n`;
+  return { tiny: jsonl(rows.tiny), csv: jsonl(rows.csv), xlsx: jsonl(rows.xlsx) };
+}
+
+/** An MCP session whose conversation holds the source tables in results/ (written there as a spill would be). */
+async function connectClient(url: string, sandbox: SandboxRoot, tables: Record<Kind, string>): Promise<BenchClient> {
   const client = new Client({ name: 'fleet-exports-bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  // Over HTTP the conversation is the MCP session; without auth its principal is `local`.
+  const conversation = sandbox.conversation(transport.sessionId!);
+  await conversation.ensure();
   const sources = {} as Record<Kind, string>;
   for (const kind of ['tiny', 'csv', 'xlsx'] as const) {
-    const { outcome, result } = await callTool(client, 'query_sql', { sql: `SELECT * FROM transactions ORDER BY id LIMIT ${rows[kind]}` });
-    const spill = result?._meta?.['spillway/spill'] as { path?: string } | undefined;
-    if (!outcome.ok || spill?.path === undefined) throw new Error(`query_sql for ${rows[kind]} rows did not spill (${outcome.code ?? 'inline result'})`);
-    sources[kind] = spill.path;
+    sources[kind] = `results/fleet-bench-${kind}.jsonl`;
+    await writeFile(path.join(conversation.folderPath('results'), `fleet-bench-${kind}.jsonl`), tables[kind], { mode: fileMode });
   }
   return {
     client,
     sources,
-    async export(kind) {
-      return (await callTool(client, 'export_table', { source: sources[kind], format: kind === 'xlsx' ? 'xlsx' : 'csv' })).outcome;
+    async export(kind, format = kind === 'xlsx' ? 'xlsx' : 'csv') {
+      return (await callTool(client, 'export_table', { source: sources[kind], format })).outcome;
     },
   };
 }
@@ -185,16 +205,16 @@ interface RunningSetup extends SetupSpec {
   clients: BenchClient[];
 }
 
-async function startSetup(spec: SetupSpec, options: { dir: string; redis: BenchRedis | undefined; sizes: Sizes }): Promise<RunningSetup> {
+async function startSetup(
+  spec: SetupSpec,
+  options: { dir: string; redis: BenchRedis | undefined; sizes: Sizes; tables: Record<Kind, string> },
+): Promise<RunningSetup> {
   const { dir, redis, sizes } = options;
   const own = path.join(dir, `setup-${spec.key === 'a′' ? 'control' : spec.key}`);
   await mkdir(own, { recursive: true });
   const config = benchConfig(own, {
     // One demo database for all setups: the first replica builds it, the others find it.
     data: { dir: path.join(dir, 'data') },
-    demo: { rows: Math.max(50_000, sizes.rows.csv, sizes.rows.xlsx) },
-    sql: { maxRows: Math.max(100_000, sizes.rows.csv, sizes.rows.xlsx) },
-    spill: { thresholdChars: 1000 },
     ...(spec.onReplicas === undefined
       ? {}
       : { coordination: { redis: { url: redis!.url, keyPrefix: `fleet-exports-${spec.key}:` }, jobs: { onReplicas: spec.onReplicas } } }),
@@ -212,7 +232,8 @@ async function startSetup(spec: SetupSpec, options: { dir: string; redis: BenchR
     const url = started.match[1]!;
     const clientCount = spec.controlOnly === true ? 1 : sizes.clients;
     const clients: BenchClient[] = [];
-    for (let i = 0; i < clientCount; i += 1) clients.push(await connectClient(url, sizes.rows));
+    const sandbox = await SandboxRoot.open(config.sandbox.root);
+    for (let i = 0; i < clientCount; i += 1) clients.push(await connectClient(url, sandbox, options.tables));
     return { ...spec, replica, workerProcesses, clients };
   } catch (error) {
     for (const child of [...workerProcesses, ...(replica === undefined ? [] : [replica])]) await stopProcess(child);
@@ -294,6 +315,19 @@ async function pairedRounds(setups: RunningSetup[], kind: Kind, rounds: number, 
   if (Object.keys(errors).length > 0) console.log(`| ${kindLabel(kind, sizes)} | errors | ${JSON.stringify(errors)} | | | |`);
 }
 
+/**
+ * Gives every file-building thread of a setup work before it is timed: 2 concurrent 100-row
+ * CSV and XLSX exports per client, `passes` times. Threads start on demand and end after 30 s idle
+ * (FilePool), and a thread's first XLSX loads exceljs: a cold thread would be timed otherwise.
+ */
+async function warmUp(setup: RunningSetup, passes: number): Promise<void> {
+  for (let pass = 0; pass < passes; pass += 1) {
+    for (const format of ['csv', 'xlsx'] as const) {
+      await Promise.all(setup.clients.flatMap((client) => [client.export('tiny', format), client.export('tiny', format)]));
+    }
+  }
+}
+
 interface Throughput {
   exports: number;
   /** CPU seconds of the setup's processes (replica, workers, Redis) per completed export. */
@@ -305,6 +339,7 @@ interface Throughput {
 
 /** Every client of `setup` loops on `kind` for `seconds`; calls still running at the end are waited for and counted. */
 async function throughput(setup: RunningSetup, kind: Kind, options: { seconds: number; redis: BenchRedis | undefined }): Promise<Throughput> {
+  await warmUp(setup, 1);
   await Promise.all(setup.clients.map((client) => client.export(kind)));
   const cpuAtStart = setupCpuSeconds(setup, options.redis);
   const latencies: number[] = [];
@@ -327,7 +362,9 @@ async function throughput(setup: RunningSetup, kind: Kind, options: { seconds: n
 }
 
 async function throughputTable(setups: RunningSetup[], sizes: Sizes, redis: BenchRedis | undefined): Promise<void> {
-  console.log(`\nThroughput: ${sizes.clients} clients, each looping on one export for ${sizes.seconds} s per setup (after one warm-up export each).\n`);
+  console.log(
+    `\nThroughput: ${sizes.clients} clients, each looping on one export for ${sizes.seconds} s per setup (after a warm-up: 100-row exports on every thread, then one export each).\n`,
+  );
   console.log('| export | setup | exports | exports/s | × a | median / p95 ms | median × a | CPU s per export | errors | load average after |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const kind of ['csv', 'xlsx'] as const) {
@@ -359,10 +396,16 @@ export default async function fleetExportsBench(): Promise<void> {
   const setups: RunningSetup[] = [];
   try {
     if (wanted.some((spec) => spec.onReplicas !== undefined)) redis = await startBenchRedis(dir);
-    for (const spec of wanted) setups.push(await startSetup(spec, { dir, redis, sizes }));
+    const startedAt = performance.now();
+    const tables = sourceTables(sizes.rows);
+    for (const spec of wanted) setups.push(await startSetup(spec, { dir, redis, sizes, tables }));
+    console.log(`Setups started and their clients' sources written in ${((performance.now() - startedAt) / 1000).toFixed(0)} s.`);
+    for (const setup of setups) await warmUp(setup, 2);
     console.log(`Each replica and worker: workers.poolSize default (0 = one thread per core, ${availableParallelism()} here).`);
     for (const setup of setups) console.log(`  ${setup.key}: ${setup.label}`);
-    console.log('\nConcurrency 1: the same export on each setup in turn, order rotated each round (after one warm-up round). Times in ms.\n');
+    console.log(
+      '\nConcurrency 1: the same export on each setup in turn, order rotated each round (after 100-row exports on every thread and one warm-up round). Times in ms.\n',
+    );
     console.log('| export | setup | rounds | median / p95 | median paired difference to a | median × a |');
     console.log('|---|---|---|---|---|---|');
     for (const kind of ['tiny', 'csv', 'xlsx'] as const) await pairedRounds(setups, kind, sizes.rounds[kind], sizes);
