@@ -18,7 +18,7 @@
 //    (completed ÷ time to the last completion), median and p95 latency, ratios to a.
 //
 // FLEET_EXPORTS_CLIENTS (4), FLEET_EXPORTS_SECONDS (8), FLEET_EXPORTS_CSV_ROWS (100000),
-// FLEET_EXPORTS_XLSX_ROWS (10000), FLEET_EXPORTS_ROUNDS (3; big exports, paired),
+// FLEET_EXPORTS_XLSX_ROWS (15000), FLEET_EXPORTS_ROUNDS (3; big exports, paired),
 // FLEET_EXPORTS_TINY_ROUNDS (30), FLEET_EXPORTS_WORKERS (2), FLEET_EXPORTS_SETUPS (a,b,c,d).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,7 +31,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Queue, QueueEvents, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { startBenchRedis, redisUnavailableReason, type BenchRedis } from './bench-redis.js';
+import { bullPrefix, fileJobQueueName } from '../src/jobs/job-names.js';
 import { fileMode, SandboxRoot } from '../src/sandbox/index.js';
 import { benchConfig, makeBenchInput } from './bench-setup.js';
 
@@ -73,7 +76,7 @@ function readSizes(): Sizes {
   return {
     clients: Math.round(numberFromEnv('FLEET_EXPORTS_CLIENTS', 4)),
     seconds: numberFromEnv('FLEET_EXPORTS_SECONDS', 8),
-    rows: { tiny: 100, csv: Math.round(numberFromEnv('FLEET_EXPORTS_CSV_ROWS', 100_000)), xlsx: Math.round(numberFromEnv('FLEET_EXPORTS_XLSX_ROWS', 10_000)) },
+    rows: { tiny: 100, csv: Math.round(numberFromEnv('FLEET_EXPORTS_CSV_ROWS', 100_000)), xlsx: Math.round(numberFromEnv('FLEET_EXPORTS_XLSX_ROWS', 15_000)) },
     rounds: {
       tiny: Math.round(numberFromEnv('FLEET_EXPORTS_TINY_ROUNDS', 30)),
       csv: Math.round(numberFromEnv('FLEET_EXPORTS_ROUNDS', 3)),
@@ -199,6 +202,8 @@ async function connectClient(url: string, sandbox: SandboxRoot, tables: Record<K
   };
 }
 
+const keyPrefixOf = (key: SetupKey) => `fleet-exports-${key}:`;
+
 interface RunningSetup extends SetupSpec {
   replica: ChildProcess;
   workerProcesses: ChildProcess[];
@@ -217,7 +222,7 @@ async function startSetup(
     data: { dir: path.join(dir, 'data') },
     ...(spec.onReplicas === undefined
       ? {}
-      : { coordination: { redis: { url: redis!.url, keyPrefix: `fleet-exports-${spec.key}:` }, jobs: { onReplicas: spec.onReplicas } } }),
+      : { coordination: { redis: { url: redis!.url, keyPrefix: keyPrefixOf(spec.key) }, jobs: { onReplicas: spec.onReplicas } } }),
   });
   const configFile = path.join(own, 'config.json');
   await writeFile(configFile, JSON.stringify(config));
@@ -380,6 +385,66 @@ async function throughputTable(setups: RunningSetup[], sizes: Sizes, redis: Benc
   }
 }
 
+/**
+ * BullMQ's own floor on this machine: Queue.add → a Worker with a no-op processor → the
+ * QueueEvents "completed" the caller waits for, all in this process, against the same Redis.
+ */
+async function bullmqFloor(redisUrl: string, jobs: number): Promise<number[]> {
+  const connection = { url: redisUrl, maxRetriesPerRequest: null };
+  const prefix = 'fleet-exports-floor';
+  const queue = new Queue('floor', { connection, prefix });
+  const events = new QueueEvents('floor', { connection, prefix });
+  const worker = new Worker('floor', () => Promise.resolve('done'), { connection, prefix });
+  try {
+    await Promise.all([queue.waitUntilReady(), events.waitUntilReady(), worker.waitUntilReady()]);
+    const times: number[] = [];
+    for (let i = -5; i < jobs; i += 1) {
+      const started = performance.now();
+      const job = await queue.add('floor', { i });
+      await job.waitUntilFinished(events, 10_000);
+      if (i >= 0) times.push(performance.now() - started);
+    }
+    return times;
+  } finally {
+    await worker.close();
+    await events.close();
+    await queue.close();
+  }
+}
+
+/** Milestones of a queued job, from the ids (ms) of BullMQ's event stream. */
+const milestones = ['added', 'active', 'completed', 'removed'] as const;
+type Milestone = (typeof milestones)[number];
+
+/**
+ * Where a queued job's time went, from the setup's BullMQ event stream between `since` and
+ * `until` (entry ids are Redis's clock in ms): added → taken (active) → completed → removed (the
+ * replica removes a finished job's record before the call returns). Finished jobs are removed,
+ * so their own timestamps are gone; the stream keeps the events.
+ */
+async function jobPhases(redisUrl: string, key: SetupKey, window: { since: number; until: number }): Promise<Record<string, number[]>> {
+  const client = new Redis(redisUrl);
+  try {
+    const entries = await client.xrange(`${bullPrefix(keyPrefixOf(key))}:${fileJobQueueName}:events`, `${window.since}-0`, `${window.until}-0`);
+    const jobs = new Map<string, Partial<Record<Milestone, number>>>();
+    for (const [id, fields] of entries) {
+      const values = new Map<string, string>();
+      for (let i = 0; i + 1 < fields.length; i += 2) values.set(fields[i]!, fields[i + 1]!);
+      const event = values.get('event') as Milestone | undefined;
+      const jobId = values.get('jobId');
+      if (jobId === undefined || event === undefined || !milestones.includes(event)) continue;
+      const job = jobs.get(jobId) ?? {};
+      job[event] ??= Number(id.split('-')[0]);
+      jobs.set(jobId, job);
+    }
+    const complete = [...jobs.values()].filter((job) => milestones.every((milestone) => job[milestone] !== undefined));
+    const between = (from: Milestone, to: Milestone) => complete.map((job) => job[to]! - job[from]!);
+    return { jobs: [complete.length], wait: between('added', 'active'), run: between('active', 'completed'), removal: between('completed', 'removed') };
+  } finally {
+    client.disconnect();
+  }
+}
+
 export default async function fleetExportsBench(): Promise<void> {
   const sizes = readSizes();
   const jobsAvailable = workerVerbExists();
@@ -408,7 +473,27 @@ export default async function fleetExportsBench(): Promise<void> {
     );
     console.log('| export | setup | rounds | median / p95 | median paired difference to a | median × a |');
     console.log('|---|---|---|---|---|---|');
-    for (const kind of ['tiny', 'csv', 'xlsx'] as const) await pairedRounds(setups, kind, sizes.rounds[kind], sizes);
+    const tinyWindow = { since: Date.now(), until: 0 };
+    await pairedRounds(setups, 'tiny', sizes.rounds.tiny, sizes);
+    tinyWindow.until = Date.now();
+    for (const kind of ['csv', 'xlsx'] as const) await pairedRounds(setups, kind, sizes.rounds[kind], sizes);
+    if (redis !== undefined) {
+      console.log(
+        "\nThe 100-row CSV jobs of the paired rounds in BullMQ's event stream (ms, Redis's clock): added → taken by a worker → completed → record removed by the replica.\n",
+      );
+      console.log('| setup | jobs | added → taken median / p95 | taken → completed median / p95 | completed → removed median / p95 |');
+      console.log('|---|---|---|---|---|');
+      for (const setup of setups.filter((entry) => entry.onReplicas !== undefined)) {
+        const phases = await jobPhases(redis.url, setup.key, tinyWindow);
+        console.log(
+          `| ${setup.key} | ${phases.jobs![0]} | ${['wait', 'run', 'removal'].map((phase) => `${ms(median(phases[phase]!))} / ${ms(quantile(phases[phase]!, 0.95))}`).join(' | ')} |`,
+        );
+      }
+      const floor = await bullmqFloor(redis.url, sizes.rounds.tiny);
+      console.log(
+        `\nBullMQ alone (Queue.add → Worker, no-op processor → QueueEvents completed, one process, same Redis), ${floor.length} jobs: median ${ms(median(floor))} ms, p95 ${ms(quantile(floor, 0.95))} ms.`,
+      );
+    }
     await throughputTable(setups, sizes, redis);
     console.log(`\nload average at end ${loadAverage()}.`);
   } finally {
