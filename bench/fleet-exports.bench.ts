@@ -9,11 +9,13 @@
 //   b   1 replica, coordination.redis, jobs.onReplicas true, no workers: the queue alone
 //   c   1 replica, jobs.onReplicas false, + 2 `spillway worker` processes
 //   d   1 replica, jobs.onReplicas true, + 2 workers
-// b–d need the `spillway worker` verb (the jobs branch); without it only a runs.
+// b–d need the `spillway worker` verb and redis-server; without them only a (and a′) run.
 //
 // 1. Paired rounds at concurrency 1: the same export on every setup in turn, order
 //    rotated each round; the median paired difference against a is the queue's
-//    overhead per job (a 100-row CSV shows it with least noise).
+//    overhead per job (a 100-row CSV shows it with least noise). For those jobs, where
+//    the time went (BullMQ's event stream: added → taken → completed → removed), and
+//    BullMQ's own floor (a no-op job in this process against the same Redis).
 // 2. Throughput: N clients loop on one format for S seconds per setup; exports/s
 //    (completed ÷ time to the last completion), median and p95 latency, ratios to a.
 //
@@ -33,9 +35,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { startBenchRedis, redisUnavailableReason, type BenchRedis } from './bench-redis.js';
 import { bullPrefix, fileJobQueueName } from '../src/jobs/job-names.js';
 import { fileMode, SandboxRoot } from '../src/sandbox/index.js';
+import { startBenchRedis, redisUnavailableReason, type BenchRedis } from './bench-redis.js';
 import { benchConfig, makeBenchInput } from './bench-setup.js';
 
 // This file runs from dist/bench/; the launcher is the checkout's bin/spillway.js.
@@ -114,17 +116,18 @@ async function startProcess(args: string[], ready: RegExp): Promise<{ child: Chi
     stderr = (stderr + chunk.toString('utf8')).slice(-4000);
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), startTimeoutMs);
+  let match: RegExpMatchArray | null = null;
   try {
     for await (const line of createInterface({ input: child.stdout! })) {
-      const match = line.match(ready);
-      if (match !== null) {
-        child.stdout!.resume();
-        return { child, match };
-      }
+      match = line.match(ready);
+      if (match !== null) break;
     }
   } finally {
     clearTimeout(timer);
   }
+  // Leaving the loop closed the line reader: keep draining stdout so the child never blocks on it.
+  child.stdout!.resume();
+  if (match !== null) return { child, match };
   throw new Error(`spillway ${args.join(' ')} exited before it was ready:\n${stderr}`);
 }
 
