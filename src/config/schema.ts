@@ -395,7 +395,7 @@ export const configSchema = Type.Object(
         ...closed,
         default: { sweepLeaseMs: 60_000, jobs: { onReplicas: true, lockMs: 30_000, retries: 2 } },
         description:
-          'Replicas sharing one sandbox volume coordinate through Redis: the one sweep at a time (a lease lock) and spill numbers within a conversation. Without `redis`, one process coordinates itself as before.',
+          'Replicas sharing one sandbox volume coordinate through Redis: the one sweep at a time (a lease lock), spill numbers within a conversation, the disk-quota totals, the expiry log (PATH_EXPIRED answers) and the file-building job queue. Without `redis`, one process coordinates itself as before.',
       },
     ),
     policy: Type.Object(

@@ -373,6 +373,7 @@ export class Host extends EventEmitter<HostEvents> {
       isError,
       settings: { ...this.spillSettings(input.tool), spill: true, thresholdChars: 0 },
       now: this.now(),
+      ...(this.spillNumbers === undefined ? {} : { numbers: this.spillNumbers }),
       onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; the result stays where it was'),
     });
     const written = view.spill === undefined ? view.files : [view.spill, ...view.files];

@@ -5,6 +5,7 @@ import { SpillwayError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
 import { dayMs, parseDuration } from '../../retention/parse-duration.js';
 import { leaseSweepLock } from '../../retention/lease-sweep-lock.js';
+import { sharedExpiryLog } from '../../retention/shared-expiry-log.js';
 import { sweepSandbox } from '../../retention/sweep.js';
 import { formatSweepReport } from '../../retention/sweep-report.js';
 import type { CliIo } from '../output.js';
@@ -63,7 +64,10 @@ export async function cleanupCommand(argv: string[], io: CliIo): Promise<number>
   const coordinator = await openCoordinator(config, logger);
   try {
     const report = await sweepSandbox({
-      ...(coordinator === undefined ? {} : { lock: leaseSweepLock(coordinator, { leaseMs: config.coordination.sweepLeaseMs, logger }) }),
+      // A fleet records expiries in Redis, where every replica looks them up (PATH_EXPIRED).
+      ...(coordinator === undefined
+        ? {}
+        : { lock: leaseSweepLock(coordinator, { leaseMs: config.coordination.sweepLeaseMs, logger }), expiryLog: sharedExpiryLog(coordinator) }),
       root: values.root ?? config.sandbox.root,
       olderThanMs: olderThanMs ?? config.retention.days * dayMs,
       tempGraceMs: config.retention.tempGraceMs,
