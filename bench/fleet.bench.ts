@@ -2,8 +2,6 @@
 // same call on a host without coordination and on one whose spill numbers come
 // from a real redis-server, alternated in pairs so machine load hits both alike.
 // Goal (issue 16): under 1 ms median added on a spill.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +10,7 @@ import { Redis } from 'ioredis';
 import type { Coordinator } from '../src/coordination/coordinator.js';
 import type { Host } from '../src/host/host.js';
 import { assembleHost } from '../src/runtime/create-host.js';
-import { freePort, redisUnavailableReason } from '../test/helpers/redis-server.js';
+import { startBenchRedis, redisUnavailableReason, type BenchRedis } from './bench-redis.js';
 import { benchConfig, makeBenchInput } from './bench-setup.js';
 
 /** Result sizes and the pairs each runs by default (sized to finish in well under a minute here). */
@@ -22,45 +20,6 @@ const cases: { label: string; bytes: number; pairs: number }[] = [
 ];
 const warmupPairs = 20;
 const pings = 1000;
-
-interface RedisServer {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** A throwaway redis-server on a free loopback port, no persistence, its working folder in `dir`. */
-async function startRedis(dir: string): Promise<RedisServer> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--dir', dir],
-    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (!/Ready to accept connections/i.test(output)) return;
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      resolve();
-    };
-    const onExit = (code: number | null) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${output}`));
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-  });
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 interface BenchHost {
   host: Host;
@@ -125,11 +84,11 @@ export default async function fleetBench(): Promise<void> {
     return;
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-fleet-bench-'));
-  let redis: RedisServer | undefined;
+  let redis: BenchRedis | undefined;
   const hosts: BenchHost[] = [];
   let client: Redis | undefined;
   try {
-    redis = await startRedis(dir);
+    redis = await startBenchRedis(dir);
     client = new Redis(redis.url, { lazyConnect: true });
     await client.connect();
     const ping = client;
