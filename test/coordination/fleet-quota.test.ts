@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { pino } from 'pino';
 import type { Host } from '../../src/host/host.js';
 import { measureConversation } from '../../src/retention/disk-usage.js';
 import type { ExpiryLog } from '../../src/retention/expired-log.js';
@@ -13,6 +11,7 @@ import { startRuntime } from '../../src/runtime/start-runtime.js';
 import { redisUnavailableReason, startRedis } from '../helpers/redis-server.js';
 import { tempConfig } from '../helpers/temp-host.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { capturedLogger } from '../helpers/captured-logger.js';
 
 const skip = redisUnavailableReason();
 if (skip !== undefined) console.log(`# skipping the fleet quota tests: ${skip}`);
@@ -148,18 +147,6 @@ test('expiry entries recorded by two replicas at once are all found afterwards (
   const read = await replicas[1]?.host.execute({ name: 'read_file', arguments: { path: paths[7] } }, { conversationId: 'c' });
   assert.equal(read?.error?.details?.expiredAt, now.toISOString());
 });
-
-/** A pino logger whose lines are collected as parsed JSON. */
-function capturedLogger() {
-  const lines: { level: number; msg: string }[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as { level: number; msg: string });
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
 
 test('Redis killed mid-run: a spill still succeeds and returns, the quota warning is logged and /healthz shows the skipped check', { skip }, async (t) => {
   const redis = await startRedis(t);

@@ -1,34 +1,16 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { pino } from 'pino';
 import { createHost } from '../../src/runtime/create-host.js';
 import { sweepSandbox } from '../../src/retention/sweep.js';
 import { tempConfig } from '../helpers/temp-host.js';
 import { day, seedFile } from './seed-sandbox.js';
-
-/** A pino logger at info whose lines are collected as parsed JSON. */
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const raw: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (line.trim() === '') continue;
-        raw.push(line);
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      }
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info', base: { service: 'spillway' } }, stream), lines, raw };
-}
+import { capturedLogger } from '../helpers/captured-logger.js';
 
 test('every log line of a call carries callId and conversationId, and no argument value or file content at info level', async (t) => {
   const secretArgument = 'ARGUMENT-VALUE-7f3a9c';
   const secretContent = 'RESULT-CONTENT-51e0b2';
   const { config, dir } = await tempConfig({ retention: { maxBytes: 0, maxBytesPerConversation: 6000 } });
-  const capture = capturedLogger();
+  const capture = capturedLogger({ service: 'spillway' });
   const host = await createHost({ config, logger: capture.logger });
   t.after(async () => {
     await host.close();
@@ -78,7 +60,7 @@ test('the sweep logs its report (counts, never file contents) as one structured 
   t.after(cleanup);
   const nowMs = Date.now();
   await seedFile(root, 'c/results/0001-q.jsonl', 9, nowMs, 'SECRET-ROW-CONTENT\n');
-  const capture = capturedLogger();
+  const capture = capturedLogger({ service: 'spillway' });
   await sweepSandbox({ root, olderThanMs: 7 * day, logger: capture.logger, now: () => new Date(nowMs) });
   const finished = capture.lines.find((line) => line.msg === 'retention sweep finished');
   assert.ok(finished !== undefined);

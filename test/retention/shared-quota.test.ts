@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { pino } from 'pino';
 import { MemoryCoordinator } from '../../src/coordination/memory-coordinator.js';
 import { SpillwayError } from '../../src/errors.js';
 import { DiskQuotaGuard } from '../../src/retention/disk-quota-guard.js';
@@ -14,22 +12,11 @@ import { SharedDiskQuotaGuard } from '../../src/retention/shared-quota-guard.js'
 import { sweepSandbox } from '../../src/retention/sweep.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { at, day, principal, reported, seedFile, tempSandbox } from './seed-sandbox.js';
+import { capturedLogger } from '../helpers/captured-logger.js';
 
 const kib = (n: number) => 'x'.repeat(n * 1024);
 const limits = { maxBytes: 0, maxBytesPerConversation: 40 * 1024 };
 const conversation = `${principal}/c`;
-
-/** A pino logger whose lines are collected as parsed JSON. */
-function capturedLogger() {
-  const lines: { level: number; msg: string }[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as { level: number; msg: string });
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
 
 /** A memory coordinator that can be switched off (every call fails as Redis down does) or made to never answer. */
 class FlakyCoordinator extends MemoryCoordinator {
