@@ -56,6 +56,9 @@ interface Waiting {
  */
 export class FileJobQueue implements FileRunner {
   private readonly waiting = new Map<string, Waiting>();
+  private lastCounts: Record<string, number> | undefined;
+  private countsReadAt = 0;
+  private readingCounts = false;
   private reconcileTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -117,12 +120,28 @@ export class FileJobQueue implements FileRunner {
       connected: this.producer.status === 'ready',
       waitingCalls: this.waiting.size,
       admission: this.options.gate.stats(),
+      ...(this.fleetCounts() === undefined ? {} : { fleet: this.fleetCounts() }),
     };
   }
 
-  /** Jobs of the whole fleet by state (waiting, active, ...), for /metrics and /healthz. */
-  async counts(): Promise<Record<string, number>> {
-    return await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+  /**
+   * The fleet's jobs by state (waiting, active, failed), as last read from Redis;
+   * reading asks Redis again in the background when that was over a second ago,
+   * so /metrics and /healthz never wait on Redis (a scrape may show the
+   * previous second's counts). Undefined until the first answer.
+   */
+  fleetCounts(): Record<string, number> | undefined {
+    const now = Date.now();
+    if (now - this.countsReadAt >= 1_000 && !this.readingCounts && !this.closed) {
+      this.readingCounts = true;
+      this.countsReadAt = now;
+      void this.queue
+        .getJobCounts('waiting', 'active', 'failed')
+        .then((counts) => (this.lastCounts = counts))
+        .catch(() => undefined)
+        .finally(() => (this.readingCounts = false));
+    }
+    return this.lastCounts;
   }
 
   async close(): Promise<void> {

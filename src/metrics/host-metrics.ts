@@ -126,6 +126,17 @@ export function createHostMetrics(host: Host, options: HostMetricsOptions = {}):
     },
   });
 
+  new Gauge({
+    name: 'spillway_fleet_file_jobs',
+    help: "File-building jobs in the fleet's queue (Redis), by state (waiting, active, failed); refreshed at most once a second. Absent without Redis.",
+    labelNames: ['state'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [state, count] of Object.entries(fleetJobCounts(host))) this.set({ state }, count);
+    },
+  });
+
   // Admission queues, read from host.queues at each scrape (names such as exports, sql, upstream:github).
   new Gauge({
     name: 'spillway_queue_running',
@@ -225,6 +236,13 @@ function upstreamStates(host: Host): [string, string][] {
     const state = (report as { state?: unknown } | null)?.state;
     return typeof state === 'string' ? [[name, state] as [string, string]] : [];
   });
+}
+
+/** The fleet's job counts by state, from the host's "workers" health section (empty on a single process). */
+function fleetJobCounts(host: Host): Record<string, number> {
+  const fleet = (host.health().workers as { fleet?: unknown } | undefined)?.fleet;
+  if (typeof fleet !== 'object' || fleet === null) return {};
+  return Object.fromEntries(Object.entries(fleet).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
 }
 
 /** The coordination store's state, from the host's "coordination" health section. */

@@ -9,6 +9,8 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startFileJobWorker } from '../../src/jobs/file-job-worker.js';
 import { silentLogger } from '../../src/log/logger.js';
+import { createHostMetrics } from '../../src/metrics/host-metrics.js';
+import { parsePrometheusText, sample } from '../helpers/prometheus-text.js';
 import { isRetryable } from '../../src/errors.js';
 import { defineTool } from '../../src/host/define-tool.js';
 import type { Host } from '../../src/host/host.js';
@@ -286,4 +288,19 @@ test('a job lost from Redis (restarted without its data) fails its call with WOR
   const result = await f.host.execute({ name: 'export_table', arguments: { source: f.source, format: 'csv' } }, { conversationId: 'c' });
   assert.equal(result.error?.code, 'WORKER_FAILED', result.text);
   assert.match(result.text, /no longer in Redis/);
+});
+
+test("/metrics shows the fleet's queue: a job waiting for a worker, then none once a worker has built it", { skip }, async (t) => {
+  const f = await fleet(t, { onReplicas: false });
+  const metrics = createHostMetrics(f.host, { processMetrics: false });
+  t.after(() => metrics.close());
+  const fleetJobs = async (state: string) => sample(parsePrometheusText(await metrics.render()), 'spillway_fleet_file_jobs', { state });
+  const queued = new Promise<void>((resolve) => f.host.on('file-job', (event) => event.phase === 'queued' && resolve()));
+  const call = f.host.execute({ name: 'export_table', arguments: { source: f.source, format: 'csv' } }, { conversationId: 'c' });
+  await queued;
+  await waitFor(async () => (await fleetJobs('waiting')) === 1, 'the gauge to show the waiting job');
+  await startWorker(t, f);
+  const result = await call;
+  assert.equal(result.isError, false, result.text);
+  await waitFor(async () => (await fleetJobs('waiting')) === 0 && (await fleetJobs('active')) === 0, 'the gauge to show an empty queue');
 });
