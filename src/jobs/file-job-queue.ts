@@ -42,6 +42,8 @@ interface Waiting {
   onProgress(progress: unknown): void;
   onCompleted(reply: unknown): void;
   onFailed(reason: string): void;
+  /** This replica closes while the call waits. */
+  onShutdown(): void;
 }
 
 /**
@@ -147,6 +149,9 @@ export class FileJobQueue implements FileRunner {
   async close(): Promise<void> {
     this.closed = true;
     if (this.reconcileTimer !== undefined) clearInterval(this.reconcileTimer);
+    // Calls still waiting get an answer now; their jobs stay queued, and a worker still builds
+    // their files (the client finds them in outputs/ through another replica).
+    for (const entry of [...this.waiting.values()]) entry.onShutdown();
     await settleWithin(Promise.allSettled([this.events.close(), this.queue.close()]), 2_000);
     this.producer.disconnect();
     this.eventsConnection.disconnect();
@@ -208,6 +213,14 @@ export class FileJobQueue implements FileRunner {
           if (!settled && isProgress(progress)) options.onProgress?.(progress);
         },
         onCompleted: (reply) => finish({ reply }),
+        onShutdown: () =>
+          finish({
+            error: new SpillwayError(
+              'WORKER_FAILED',
+              `This replica shut down while the ${kind} job was on its way; the job stays queued and its file may still appear in outputs/ (list_files shows it). Check there before asking again.`,
+              { worker: kind, retryable: true },
+            ),
+          }),
         onFailed: (reason) =>
           finish({
             error: new SpillwayError('WORKER_FAILED', `The ${kind} job failed on its worker (${reason}); no file was written. The call can be retried.`, {

@@ -304,3 +304,15 @@ test("/metrics shows the fleet's queue: a job waiting for a worker, then none on
   assert.equal(result.isError, false, result.text);
   await waitFor(async () => (await fleetJobs('waiting')) === 0 && (await fleetJobs('active')) === 0, 'the gauge to show an empty queue');
 });
+
+test('a replica that shuts down answers the calls still waiting for jobs at once; the jobs stay queued for a worker', { skip }, async (t) => {
+  const f = await fleet(t, { onReplicas: false });
+  const queued = new Promise<void>((resolve) => f.host.on('file-job', (event) => event.phase === 'queued' && resolve()));
+  const call = f.host.execute({ name: 'export_table', arguments: { source: f.source, format: 'csv', filename: 'late.csv' } }, { conversationId: 'c' });
+  await queued;
+  await f.host.close();
+  const result = await call;
+  assert.equal(result.error?.code, 'WORKER_FAILED', result.text);
+  assert.match(result.text, /shut down/);
+  assert.equal(await f.queue.getWaitingCount(), 1, 'the job is still queued');
+});
