@@ -12,7 +12,7 @@ import { formatCount } from '../util/format.js';
 import { isJsonObject } from '../util/is-json-object.js';
 import { resultOf, type FileJobData } from './file-job-data.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName, newJobId } from './job-names.js';
-import { jobConnection, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
+import { JobConnections, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
 
 export interface FileJobQueueOptions {
   /** coordination.redis.url and keyPrefix. */
@@ -69,7 +69,7 @@ export class FileJobQueue implements FileRunner {
     private readonly queue: Queue,
     private readonly events: QueueEvents,
     private readonly producer: Redis,
-    private readonly eventsConnection: Redis,
+    private readonly connections: JobConnections,
   ) {
     events.on('active', ({ jobId }) => this.waiting.get(jobId)?.onActive());
     events.on('progress', ({ jobId, data }) => this.waiting.get(jobId)?.onProgress(data));
@@ -83,8 +83,9 @@ export class FileJobQueue implements FileRunner {
   /** Connects the queue and its event stream; fails with COORDINATION_UNAVAILABLE when Redis cannot be reached. */
   static async open(options: FileJobQueueOptions): Promise<FileJobQueue> {
     const logger = options.logger.child({ component: 'file-jobs' });
-    const producer = jobConnection(options.redisUrl, 'producer', logger);
-    const eventsConnection = jobConnection(options.redisUrl, 'blocking', logger);
+    const connections = new JobConnections(options.redisUrl, logger);
+    const producer = connections.open('producer');
+    const eventsConnection = connections.open('blocking');
     const prefix = bullPrefix(options.keyPrefix);
     const queue = new Queue(fileJobQueueName, { connection: producer, prefix });
     const events = new QueueEvents(fileJobQueueName, { connection: eventsConnection, prefix });
@@ -95,11 +96,10 @@ export class FileJobQueue implements FileRunner {
       queue.on('error', () => undefined);
       events.on('error', () => undefined);
       await settleWithin(Promise.allSettled([queue.close(), events.close()]), 2_000);
-      producer.disconnect();
-      eventsConnection.disconnect();
+      connections.stop();
       throw unavailable(error);
     }
-    return new FileJobQueue({ ...options, logger }, queue, events, producer, eventsConnection);
+    return new FileJobQueue({ ...options, logger }, queue, events, producer, connections);
   }
 
   async run<R>(kind: WorkerKind, task: object, options: RunOptions = {}): Promise<R> {
@@ -153,8 +153,7 @@ export class FileJobQueue implements FileRunner {
     // their files (the client finds them in outputs/ through another replica).
     for (const entry of [...this.waiting.values()]) entry.onShutdown();
     await settleWithin(Promise.allSettled([this.events.close(), this.queue.close()]), 2_000);
-    this.producer.disconnect();
-    this.eventsConnection.disconnect();
+    this.connections.stop();
   }
 
   /** Queues one job and waits for its answer; the caller has passed its own admission gate (run passes the exports gate). */
@@ -303,8 +302,10 @@ export class FileJobQueue implements FileRunner {
   private async cancel(jobId: string): Promise<void> {
     try {
       await this.producer.set(cancelledKey(this.options.keyPrefix, jobId), '1', 'PX', 3_600_000);
-      const removed = await this.queue.remove(jobId);
-      if (removed !== 1) await this.producer.publish(cancelChannel(this.options.keyPrefix), jobId);
+      await this.queue.remove(jobId);
+      // Told to the workers whatever the removal said: a worker taking the job this instant
+      // is told too (and one taking it later finds the cancelled key).
+      await this.producer.publish(cancelChannel(this.options.keyPrefix), jobId);
     } catch (error) {
       this.options.logger.warn({ err: error, jobId }, 'file jobs: could not cancel a job (it may still build its file)');
     }

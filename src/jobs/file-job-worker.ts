@@ -10,7 +10,7 @@ import type { SvgRequest } from '../charts/rasterize-svg.js';
 import type { Logger } from '../log/logger.js';
 import { replyWithResult, taskOnThisNode, type FileJobReply } from './file-job-data.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName } from './job-names.js';
-import { jobConnection, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
+import { JobConnections, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
 
 export interface FileJobWorkerOptions {
   redisUrl: string;
@@ -57,8 +57,9 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
     ...(options.modules === undefined ? {} : { modules: options.modules }),
     ...(options.observer === undefined ? {} : { observer: options.observer }),
   });
-  const connection = jobConnection(options.redisUrl, 'blocking', logger);
-  const subscriber = jobConnection(options.redisUrl, 'blocking', logger);
+  const connections = new JobConnections(options.redisUrl, logger);
+  const connection = connections.open('blocking');
+  const subscriber = connections.open('blocking');
   const temps = new OutputTemps();
 
   // Charts render on one thread of their own, as on a single host (rendering is CPU-bound and brief).
@@ -129,7 +130,7 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
     await whenReady(connection, 5_000);
     await subscriber.subscribe(cancelChannel(options.keyPrefix));
   } catch (error) {
-    await closeAll(worker, pool, connection, subscriber, 0, () => charts);
+    await closeAll(worker, pool, connection, connections, 0, () => charts);
     throw new SpillwayError(
       'COORDINATION_UNAVAILABLE',
       `coordination.redis.url: the file-job worker cannot reach Redis (${error instanceof Error ? error.message : String(error)}). Start Redis or correct the URL.`,
@@ -145,7 +146,7 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
   let closing: Promise<void> | undefined;
   return {
     threads: pool.threads,
-    close: () => (closing ??= closeAll(worker, pool, connection, subscriber, options.taskTimeoutMs, () => charts)),
+    close: () => (closing ??= closeAll(worker, pool, connection, connections, options.taskTimeoutMs, () => charts)),
   };
 }
 
@@ -177,7 +178,7 @@ async function closeAll(
   worker: Worker,
   pool: FilePool,
   connection: Redis,
-  subscriber: Redis,
+  connections: JobConnections,
   runningMs: number,
   charts: () => ChartPool | undefined,
 ): Promise<void> {
@@ -187,6 +188,5 @@ async function closeAll(
   await settleWithin(worker.close(true), 2_000);
   await pool.close();
   await charts()?.close();
-  subscriber.disconnect();
-  connection.disconnect();
+  connections.stop();
 }

@@ -3,32 +3,56 @@ import type { Logger } from '../log/logger.js';
 import { redactUrl } from '../coordination/redis-coordinator.js';
 
 /**
- * A Redis connection for BullMQ. `blocking` connections (workers, queue
- * events) wait on Redis and must retry forever (BullMQ requires
- * maxRetriesPerRequest null); the producer's fails a command at once while
- * Redis is away, so a call gets COORDINATION_UNAVAILABLE instead of waiting.
- * Errors are logged once per change, not on every reconnect attempt.
+ * The Redis connections of one job component (the queue of a replica, a
+ * worker). `blocking` connections (workers, queue events) wait on Redis and
+ * must retry forever (BullMQ requires maxRetriesPerRequest null); the
+ * producer's fails a command at once while Redis is away, so a call gets
+ * COORDINATION_UNAVAILABLE instead of waiting. Errors are logged once per
+ * change, not on every reconnect attempt.
+ *
+ * BullMQ copies a connection it is given (a worker's blocking client): the
+ * copies share the retry strategy, so `stop` makes every one of them, ours and
+ * BullMQ's, give up reconnecting. Without that, a copy left reconnecting to a
+ * Redis that is gone would keep the process alive after it closed.
  */
-export function jobConnection(url: string, role: 'producer' | 'blocking', logger: Logger): Redis {
-  const redis = new Redis(url, {
-    lazyConnect: false,
-    maxRetriesPerRequest: role === 'producer' ? 1 : null,
-    enableOfflineQueue: role !== 'producer',
-    connectTimeout: 5_000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  });
-  const where = redactUrl(url);
-  let lastError: string | undefined;
-  redis.on('error', (error: Error) => {
-    if (error.message === lastError) return;
-    lastError = error.message;
-    logger.warn({ err: error, redis: where, role }, 'file jobs: Redis error');
-  });
-  redis.on('ready', () => {
-    if (lastError !== undefined) logger.info({ redis: where, role }, 'file jobs: Redis connected again');
-    lastError = undefined;
-  });
-  return redis;
+export class JobConnections {
+  private stopped = false;
+  private readonly opened: Redis[] = [];
+  private readonly where: string;
+
+  constructor(
+    private readonly url: string,
+    private readonly logger: Logger,
+  ) {
+    this.where = redactUrl(url);
+  }
+
+  open(role: 'producer' | 'blocking'): Redis {
+    const redis = new Redis(this.url, {
+      maxRetriesPerRequest: role === 'producer' ? 1 : null,
+      enableOfflineQueue: role !== 'producer',
+      connectTimeout: 5_000,
+      retryStrategy: (attempt) => (this.stopped ? null : Math.min(attempt * 200, 2_000)),
+    });
+    let lastError: string | undefined;
+    redis.on('error', (error: Error) => {
+      if (error.message === lastError || this.stopped) return;
+      lastError = error.message;
+      this.logger.warn({ err: error, redis: this.where, role }, 'file jobs: Redis error');
+    });
+    redis.on('ready', () => {
+      if (lastError !== undefined) this.logger.info({ redis: this.where, role }, 'file jobs: Redis connected again');
+      lastError = undefined;
+    });
+    this.opened.push(redis);
+    return redis;
+  }
+
+  /** Closes our connections; no copy of them reconnects again. */
+  stop(): void {
+    this.stopped = true;
+    for (const redis of this.opened) redis.disconnect();
+  }
 }
 
 /** Resolves once the connection is ready, or rejects after `timeoutMs`. */

@@ -99,8 +99,18 @@ export class FilePool {
       idleTimeout: 30_000,
       maxQueue: this.options.maxQueue,
     }));
-    const timeout = AbortSignal.timeout(this.options.taskTimeoutMs);
-    const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+    // One controller, held here, for the deadline and the caller's signal (a signal made with
+    // AbortSignal.any is held only weakly by its sources on Node 20 and may stop hearing them).
+    const stopper = new AbortController();
+    const timeout = { aborted: false };
+    const deadline = setTimeout(() => {
+      timeout.aborted = true;
+      stopper.abort();
+    }, this.options.taskTimeoutMs);
+    const onCallerAbort = () => stopper.abort();
+    if (options.signal?.aborted === true) stopper.abort();
+    else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const signal = stopper.signal;
     let channel: MessageChannel | undefined;
     let payload: object = task;
     const observer = this.options.observer;
@@ -149,6 +159,8 @@ export class FilePool {
       finish('failed', failure.code);
       throw failure;
     } finally {
+      clearTimeout(deadline);
+      options.signal?.removeEventListener('abort', onCallerAbort);
       channel?.port1.close();
     }
   }
