@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { SpillwayError } from '../errors.js';
 import { AdmissionGate } from '../util/admission-gate.js';
+import { deadlineSignal } from '../util/deadline-signal.js';
 import type { ChartRenderer } from './chart-renderer.js';
 import type { RasterImage, SvgRequest } from './rasterize-svg.js';
 import type { ChartImages, ChartRequest } from './render-chart.js';
@@ -60,15 +61,15 @@ export class ChartPool implements ChartRenderer {
       maxQueue: this.options.maxQueue,
       resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
     }));
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+    const deadline = deadlineSignal(options.signal, options.timeoutMs);
+    const signal = deadline.signal;
     try {
       const reply = (await pool.run(request, { signal })) as { ok: true; result: R } | { ok: false; error: { code: never; message: string } };
       if (!reply.ok) throw SpillwayError.fromJSON(reply.error);
       return reply.result;
     } catch (error) {
       if (SpillwayError.is(error)) throw error;
-      if (timeout.aborted) {
+      if (deadline.timedOut()) {
         throw new SpillwayError(
           'CHART_FAILED',
           `Rendering took longer than charts.timeoutMs (${options.timeoutMs} ms) and was stopped. Simplify the spec or aggregate the data first.`,
@@ -80,6 +81,8 @@ export class ChartPool implements ChartRenderer {
       }
       const message = error instanceof Error ? error.message : String(error);
       throw new SpillwayError('CHART_FAILED', `The chart worker failed: ${message}`, { message });
+    } finally {
+      deadline.done();
     }
   }
 

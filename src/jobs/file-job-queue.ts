@@ -116,13 +116,14 @@ export class FileJobQueue implements FileRunner {
   }
 
   health(): Record<string, unknown> {
+    const fleet = this.fleetCounts();
     return {
       mode: 'queue',
       queue: fileJobQueueName,
       connected: this.producer.status === 'ready',
       waitingCalls: this.waiting.size,
       admission: this.options.gate.stats(),
-      ...(this.fleetCounts() === undefined ? {} : { fleet: this.fleetCounts() }),
+      ...(fleet === undefined ? {} : { fleet }),
     };
   }
 

@@ -73,7 +73,7 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
         kind === 'chart'
           ? await charts.render(task.request as unknown as ChartRequest, renderOptions)
           : await charts.rasterize(task.request as unknown as SvgRequest, renderOptions);
-      return replyWithResult(result, '');
+      return replyWithResult(result, options.sandboxRoot);
     } catch (error) {
       if (signal?.aborted === true) return cancelledReply();
       return { ok: false, error: toSpillwayError(error, 'CHART_FAILED').toJSON() };
@@ -81,7 +81,9 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
   };
 
   const processor = async (job: Job, _token?: string, signal?: AbortSignal): Promise<FileJobReply> => {
-    if ((await connection.exists(cancelledKey(options.keyPrefix, job.id ?? ''))) === 1) return cancelledReply();
+    // One round trip: was the job cancelled, and what time is it on Redis (the fleet's one clock).
+    const [cancelled, redisNowMs] = await Promise.all([connection.exists(cancelledKey(options.keyPrefix, job.id ?? '')), redisTimeMs(connection)]);
+    if (cancelled === 1) return cancelledReply();
     let kind: JobKind;
     let task: Record<string, unknown>;
     let takeByMs: number | undefined;
@@ -90,7 +92,7 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
     } catch (error) {
       return { ok: false, error: toSpillwayError(error, 'WORKER_FAILED').toJSON() };
     }
-    if (takeByMs !== undefined && (await redisTimeMs(connection)) > takeByMs) return lateReply(kind);
+    if (takeByMs !== undefined && redisNowMs > takeByMs) return lateReply(kind);
     if (kind === 'chart' || kind === 'raster') return await renderOnThisNode(kind, task, signal);
     const ended = temps.track(task.output as OutputTarget | undefined);
     try {

@@ -22,12 +22,15 @@ export async function installFileJobs(
   redis: Redis,
   options: { keyPrefix: string; workerModules?: Partial<Record<WorkerKind, URL>> },
 ): Promise<{ runner: FileRunner; charts: ChartRenderer }> {
-  const gate = host.queues.gate({
-    name: 'exports',
-    noun: 'export',
-    keys: 'workers.maxQueue',
-    limits: () => ({ running: host.config.workers.maxQueue, waiting: host.config.workers.maxQueue, waitMs: host.config.server.queueWaitMs }),
-  });
+  // This replica's calls waiting for jobs, file and chart alike: workers.maxQueue with a job queued, as many more waiting to queue one.
+  const callsWaiting = (name: string, noun: string) =>
+    host.queues.gate({
+      name,
+      noun,
+      keys: 'workers.maxQueue',
+      limits: () => ({ running: host.config.workers.maxQueue, waiting: host.config.workers.maxQueue, waitMs: host.config.server.queueWaitMs }),
+    });
+  const gate = callsWaiting('exports', 'export');
   const queue = await FileJobQueue.open({
     redisUrl: redis.url,
     keyPrefix: options.keyPrefix,
@@ -60,12 +63,5 @@ export async function installFileJobs(
     // Closers run last-registered first: this worker's running jobs finish before the queue closes.
     host.onClose(() => worker.close());
   }
-  // This replica's chart calls waiting for jobs: as many as its file calls may.
-  const chartsGate = host.queues.gate({
-    name: 'charts',
-    noun: 'chart',
-    keys: 'workers.maxQueue',
-    limits: () => ({ running: host.config.workers.maxQueue, waiting: host.config.workers.maxQueue, waitMs: host.config.server.queueWaitMs }),
-  });
-  return { runner: queue, charts: new ChartJobs(queue, chartsGate) };
+  return { runner: queue, charts: new ChartJobs(queue, callsWaiting('charts', 'chart')) };
 }

@@ -14,6 +14,9 @@ export const quotaTotalsKey = 'quota:bytes';
 export const quotaSinceKey = 'quota:bytes-since-measure';
 const measureLockKey = 'quota:measure-lock';
 /** One replica evicts in a conversation at a time. */
+/** Eviction rounds one spill's check runs at most (later rounds only when spills landed meanwhile). */
+const maxEvictRounds = 3;
+
 export const evictLockKey = (conversationId: string) => `quota:evict-lock:${conversationId}`;
 // Conversation keys are "<principal>/<conversation>" and always hold a "/": these fields never collide with one.
 const allField = 'all';
@@ -147,14 +150,20 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
       totals = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0, [measuredAtField]: 0 }));
       if (!isOver(totals, input)) return;
     }
-    await this.evict(input, { all: totals[allField] ?? 0, seen: totals[conversationId] ?? 0, nowMs });
+    // A replica that finds the lock held skips its round; the holder looks again after it let go,
+    // so spills counted while it evicted (theirs) are not left over the limit.
+    for (let round = 0; round < maxEvictRounds; round += 1) {
+      if (!(await this.evict(input, { all: totals[allField] ?? 0, seen: totals[conversationId] ?? 0, nowMs }))) return;
+      totals = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0 }));
+      if (nowMs < (this.quietUntil.get(conversationId) ?? 0) || !isOver(totals, input)) return;
+    }
   }
 
-  private async evict(input: QuotaCheck, shared: { all: number; seen: number; nowMs: number }): Promise<void> {
+  /** One eviction round under the conversation's lock; false when another holds it (that one makes the room). */
+  private async evict(input: QuotaCheck, shared: { all: number; seen: number; nowMs: number }): Promise<boolean> {
     const { conversationId, limits, logger } = input;
     const lease = await this.bounded(this.coordinator.tryLock(evictLockKey(conversationId), evictLeaseMs));
-    // Another replica (or another spill here) is evicting in this conversation: it makes the room.
-    if (lease === undefined) return;
+    if (lease === undefined) return false;
     try {
       const conversation = await measureConversation(this.root, conversationId, { withFiles: true, nowMs: shared.nowMs });
       // The exact size replaces the shared count (which may hold spills counted twice, or miss other writers).
@@ -193,6 +202,7 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     } finally {
       await this.bounded(lease.release()).catch(() => undefined);
     }
+    return true;
   }
 
   private isStale(measuredAt: number, nowMs: number): boolean {

@@ -41,20 +41,35 @@ export interface Replica {
   alive: boolean;
 }
 
-/** Starts `spillway serve` with this config and waits for the line with its URL. */
-export async function startReplica(t: TestContext, name: string, configFile: string): Promise<Replica> {
-  const child = spawnChild(t, process.execPath, [spillwayBin, 'serve', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `spillway <verb> --config FILE` and waits for the first stdout line
+ * that `pattern` matches; the child exiting first fails with its stderr.
+ */
+async function startSpillway(
+  t: TestContext,
+  name: string,
+  verb: string,
+  configFile: string,
+  pattern: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawnChild(t, process.execPath, [spillwayBin, verb, '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<URL>((resolve, reject) => {
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     lines.on('line', (line) => {
-      const match = /(http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(line);
-      if (match) resolve(new URL(match[1] as string));
+      const found = pattern.exec(line);
+      if (found) resolve(found);
     });
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before printing its URL:\n${stderr}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before printing ${pattern}:\n${stderr}`)));
   });
-  return { name, child, base: url, configFile, alive: true };
+  return { child, match };
+}
+
+/** Starts `spillway serve` with this config and waits for the line with its URL. */
+export async function startReplica(t: TestContext, name: string, configFile: string): Promise<Replica> {
+  const { child, match } = await startSpillway(t, name, 'serve', configFile, /(http:\/\/127\.0\.0\.1:\d+)\/mcp/);
+  return { name, child, base: new URL(match[1] as string), configFile, alive: true };
 }
 
 /** The deploy file with this test's addresses: same options, same affinity rules. */
@@ -233,18 +248,9 @@ export interface Worker {
 
 /** Starts `spillway worker` with this config and waits for its ready line. */
 export async function startWorker(t: TestContext, name: string, configFile: string): Promise<Worker> {
-  const child = spawnChild(t, process.execPath, [spillwayBin, 'worker', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines = createInterface({ input: child.stdout! });
-  const threads = await new Promise<number>((resolve, reject) => {
-    lines.on('line', (line) => {
-      const match = /^spillway worker: ready \((\d+) threads?, queue file-jobs at redis:\/\/127\.0\.0\.1:\d+\)$/.exec(line);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${stderr}`)));
-  });
-  return { name, child, threads };
+  const ready = /^spillway worker: ready \((\d+) threads?, queue file-jobs at redis:\/\/127\.0\.0\.1:\d+\)$/;
+  const { child, match } = await startSpillway(t, name, 'worker', configFile, ready);
+  return { name, child, threads: Number(match[1]) };
 }
 
 /** Resolves once the process is stopped (SIGSTOP took effect: state T in /proc/<pid>/stat). */

@@ -4,6 +4,7 @@ import { Piscina } from 'piscina';
 import { SpillwayError } from '../../errors.js';
 import type { Logger } from '../../log/logger.js';
 import { AdmissionGate } from '../../util/admission-gate.js';
+import { deadlineSignal } from '../../util/deadline-signal.js';
 import { formatCount } from '../../util/format.js';
 import { workerModules } from './worker-modules.js';
 import type { JobKind, ProgressMessage, WorkerKind, WorkerReply } from './worker-task.js';
@@ -99,18 +100,8 @@ export class FilePool {
       idleTimeout: 30_000,
       maxQueue: this.options.maxQueue,
     }));
-    // One controller, held here, for the deadline and the caller's signal (a signal made with
-    // AbortSignal.any is held only weakly by its sources on Node 20 and may stop hearing them).
-    const stopper = new AbortController();
-    const timeout = { aborted: false };
-    const deadline = setTimeout(() => {
-      timeout.aborted = true;
-      stopper.abort();
-    }, this.options.taskTimeoutMs);
-    const onCallerAbort = () => stopper.abort();
-    if (options.signal?.aborted === true) stopper.abort();
-    else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const signal = stopper.signal;
+    const deadline = deadlineSignal(options.signal, this.options.taskTimeoutMs);
+    const signal = deadline.signal;
     let channel: MessageChannel | undefined;
     let payload: object = task;
     const observer = this.options.observer;
@@ -155,12 +146,11 @@ export class FilePool {
       finish('ok');
       return reply.result;
     } catch (error) {
-      const failure = SpillwayError.is(error) ? error : this.describeFailure(kind, error, timeout.aborted, options.signal?.aborted === true);
+      const failure = SpillwayError.is(error) ? error : this.describeFailure(kind, error, deadline.timedOut(), options.signal?.aborted === true);
       finish('failed', failure.code);
       throw failure;
     } finally {
-      clearTimeout(deadline);
-      options.signal?.removeEventListener('abort', onCallerAbort);
+      deadline.done();
       channel?.port1.close();
     }
   }
