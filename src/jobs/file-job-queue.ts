@@ -172,6 +172,9 @@ export class FileJobQueue implements FileRunner {
     const queuedAt = Date.now();
     let settled = false;
     let startedAt: number | undefined;
+    // A worker may take the job before queue.add resolves here: observers still hear queued before started.
+    let queuedTold = false;
+    const tellStarted = () => observer?.({ phase: 'started', kind, waitMs: (startedAt ?? queuedAt) - queuedAt });
 
     const answer = new Promise<unknown>((resolve, reject) => {
       let deadline: NodeJS.Timeout | undefined;
@@ -202,7 +205,7 @@ export class FileJobQueue implements FileRunner {
           startedAt = entry.startedAt = Date.now();
           if (first) {
             options.onStarted?.();
-            observer?.({ phase: 'started', kind, waitMs: startedAt - queuedAt });
+            if (queuedTold) tellStarted();
           }
           setDeadline(this.options.runMs(), () => {
             void this.cancel(jobId);
@@ -264,6 +267,8 @@ export class FileJobQueue implements FileRunner {
       throw unavailable(error);
     }
     observer?.({ phase: 'queued', kind });
+    queuedTold = true;
+    if (startedAt !== undefined) tellStarted();
     this.startReconciling();
     if (options.onWaiting !== undefined) {
       void this.queue.getWaitingCount().then(

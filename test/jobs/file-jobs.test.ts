@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { Queue, QueueEvents } from 'bullmq';
 import { childExit } from '../helpers/child-process.js';
 import { redisUnavailableReason } from '../helpers/redis-server.js';
 import { csvRows, fleet, jobCounts, outputs, startWorker } from './job-fleet.js';
@@ -30,6 +31,37 @@ test('with Redis, an export is a job: the replica builds it on its own threads, 
   assert.deepEqual(events, ['queued', 'started', 'finished']);
   assert.deepEqual(await outputs(f.host), ['all.csv'], 'no marker or temporary file is left');
   assert.equal(await jobCounts(f.queue), 0, 'the finished job is removed from Redis');
+});
+
+test('a job taken before queue.add has answered is still told as queued, then started (metrics never see started first)', options, async (t) => {
+  const f = await fleet(t, { onReplicas: true });
+  // Hold every add's answer until the replica's event stream has delivered that job's "active":
+  // the order a loaded machine produces now and then, made certain.
+  const activeSeen = new Map<string, () => void>();
+  const originalEmit = QueueEvents.prototype.emit;
+  const originalAdd = Queue.prototype.add;
+  QueueEvents.prototype.emit = function (this: QueueEvents, event: string, ...args: unknown[]) {
+    const result = (originalEmit as (this: QueueEvents, event: string, ...rest: unknown[]) => boolean).call(this, event, ...args);
+    if (event === 'active') activeSeen.get((args[0] as { jobId: string }).jobId)?.();
+    return result;
+  } as typeof originalEmit;
+  Queue.prototype.add = async function (this: Queue, ...args: Parameters<Queue['add']>) {
+    const jobId = args[2]?.jobId ?? '';
+    const active = new Promise<void>((resolve) => activeSeen.set(jobId, resolve));
+    const job = await originalAdd.apply(this, args);
+    await active;
+    return job;
+  } as typeof originalAdd;
+  t.after(() => {
+    QueueEvents.prototype.emit = originalEmit;
+    Queue.prototype.add = originalAdd;
+  });
+  const events: string[] = [];
+  f.host.on('file-job', (event) => events.push(event.phase));
+  const result = await f.host.execute({ name: 'export_table', arguments: { source: f.source, format: 'csv', filename: 'all.csv' } }, { conversationId: 'c' });
+  assert.equal(result.isError, false, result.text);
+  assert.equal(activeSeen.size, 1, 'the add was held until its job was active');
+  assert.deepEqual(events, ['queued', 'started', 'finished']);
 });
 
 test('a worker process builds the files when replicas take no jobs, with progress reported to the call', options, async (t) => {
