@@ -51,6 +51,8 @@ export interface Coordinator {
   addScores(key: string, scores: Readonly<Record<string, number>>, options: { dropBelow: number; ttlMs: number }): Promise<void>;
   /** The score of `member` in the sorted set `key`, or undefined. */
   readScore(key: string, member: string): Promise<number | undefined>;
+  /** The store's clock in ms: one clock for the whole fleet, whatever each node's own says. */
+  timeMs(): Promise<number>;
   /** Resolves when the store answers now; rejects with COORDINATION_UNAVAILABLE otherwise. */
   ping(): Promise<void>;
   /** Whether the store is connected at this moment (no round trip). */

@@ -21,6 +21,10 @@ export class MemoryCoordinator implements Coordinator {
 
   constructor(private readonly now: () => number = Date.now) {}
 
+  timeMs(): Promise<number> {
+    return Promise.resolve(this.now());
+  }
+
   tryLock(key: string, leaseMs: number): Promise<Lease | undefined> {
     const held = this.locks.get(key);
     if (held !== undefined && held.expiresAt > this.now()) return Promise.resolve(undefined);

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { SpillwayError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { Coordinator, Lease } from './coordinator.js';
+import { redisTimeMs } from './redis-time.js';
 
 export interface RedisCoordinatorOptions {
   /** redis:// or rediss:// URL (coordination.redis.url). */
@@ -151,6 +152,10 @@ export class RedisCoordinator implements Coordinator {
   async readScore(key: string, member: string): Promise<number | undefined> {
     const score = await this.run(() => this.redis.zscore(this.prefix + key, member));
     return score === null ? undefined : Number(score);
+  }
+
+  timeMs(): Promise<number> {
+    return this.run(() => redisTimeMs(this.redis));
   }
 
   async ping(): Promise<void> {

@@ -12,7 +12,8 @@ import { formatCount } from '../util/format.js';
 import { isJsonObject } from '../util/is-json-object.js';
 import { resultOf, type FileJobData } from './file-job-data.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName, newJobId } from './job-names.js';
-import { JobConnections, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
+import { redisTimeMs } from '../coordination/redis-time.js';
+import { JobConnections, settleWithin, whenReady } from './job-redis.js';
 
 export interface FileJobQueueOptions {
   /** coordination.redis.url and keyPrefix. */

@@ -10,7 +10,8 @@ import type { SvgRequest } from '../charts/rasterize-svg.js';
 import type { Logger } from '../log/logger.js';
 import { replyWithResult, taskOnThisNode, type FileJobReply } from './file-job-data.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName } from './job-names.js';
-import { JobConnections, redisTimeMs, settleWithin, whenReady } from './job-redis.js';
+import { redisTimeMs } from '../coordination/redis-time.js';
+import { JobConnections, settleWithin, whenReady } from './job-redis.js';
 
 export interface FileJobWorkerOptions {
   redisUrl: string;

@@ -80,9 +80,3 @@ export async function settleWithin(closing: Promise<unknown>, ms: number): Promi
   await Promise.race([closing.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
 }
-
-/** Redis's own clock in ms: the one clock every node of a fleet agrees on (node clocks may differ by minutes). */
-export async function redisTimeMs(redis: Redis): Promise<number> {
-  const [seconds, micros] = await redis.time();
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-}

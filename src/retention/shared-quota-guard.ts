@@ -1,5 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import type { Coordinator } from '../coordination/coordinator.js';
+import { StoreClock } from '../coordination/store-clock.js';
 import { withinDeadline } from '../coordination/within-deadline.js';
 import type { Logger } from '../log/logger.js';
 import { measureConversation, measureSandbox } from './disk-usage.js';
@@ -68,6 +69,8 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
   private readonly now: () => Date;
   private readonly expiryLog: ExpiryLog | undefined;
   private readonly timeoutMs: number;
+  /** "When measured" is written by one replica and read by others: on the store's clock, not each node's. */
+  private readonly clock: StoreClock;
   private readonly evicted = emptyTally();
   private lastEvictionAt: string | undefined;
   private bytes: number | undefined;
@@ -88,6 +91,7 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     this.now = options.now ?? (() => new Date());
     this.expiryLog = options.expiryLog;
     this.timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+    this.clock = new StoreClock(this.coordinator, () => this.now().getTime(), remeasureAfterMs);
   }
 
   afterWrite(input: QuotaCheck): Promise<void> {
@@ -97,9 +101,10 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
   warm(logger: Logger): void {
     this.logger = logger;
     this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [measuredAtField]: 0 }))
-      .then((totals) => {
+      .then(async (totals) => {
         this.reachable(logger);
-        if (this.isStale(totals[measuredAtField] ?? 0, this.now().getTime())) this.measureInBackground(logger);
+        await this.bounded(this.clock.sync());
+        if (this.isStale(totals[measuredAtField] ?? 0)) this.measureInBackground(logger);
       })
       .catch((error: unknown) => this.failed(error, logger));
   }
@@ -133,17 +138,21 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     const fields = { [allField]: added, [conversationId]: added, [measuredAtField]: 0 };
     let totals = await this.bounded(this.coordinator.addCounts([quotaTotalsKey, quotaSinceKey], fields));
     this.reachable(logger);
+    await this.bounded(this.clock.sync());
     const nowMs = this.now().getTime();
     if ((totals[measuredAtField] ?? 0) === 0) {
       // Never measured (a new fleet, or Redis lost its data): wait for the measurement; while another replica measures, skip this check.
       if (!(await this.measure())) return;
       totals = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0, [measuredAtField]: 0 }));
-    } else if (this.isStale(totals[measuredAtField] ?? 0, nowMs)) {
+    } else if (this.isStale(totals[measuredAtField] ?? 0)) {
       this.measureInBackground(logger);
     }
     this.bytes = totals[allField];
     if (nowMs < (this.quietUntil.get(conversationId) ?? 0) || !isOver(totals, input)) return;
-    if (isOver(totals, { ...input, limits: { ...limits, maxBytesPerConversation: 0 } }) && !(nowMs - (totals[measuredAtField] ?? 0) < freshForRootMs)) {
+    if (
+      isOver(totals, { ...input, limits: { ...limits, maxBytesPerConversation: 0 } }) &&
+      !(this.clock.nowMs() - (totals[measuredAtField] ?? 0) < freshForRootMs)
+    ) {
       // Over the whole root: one conversation's exact size cannot correct the root total (a sweep, another
       // writer, spills counted twice), and evicting for a phantom loses files. Measure all first, as one process does.
       if (!(await this.measure())) return;
@@ -205,9 +214,11 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     return true;
   }
 
-  private isStale(measuredAt: number, nowMs: number): boolean {
-    // The local rate limit keeps a replica whose clock runs ahead from measuring on every spill.
-    return measuredAt === 0 || this.stale || (nowMs - measuredAt > remeasureAfterMs && nowMs - this.lastTriedMs > remeasureAfterMs);
+  /** Whether the shared totals are due for a measurement (measuredAt is on the store's clock). */
+  private isStale(measuredAt: number): boolean {
+    // The local rate limit: one replica tries at most once a minute, whatever the others do.
+    const tooSoon = this.now().getTime() - this.lastTriedMs <= remeasureAfterMs;
+    return measuredAt === 0 || this.stale || (this.clock.nowMs() - measuredAt > remeasureAfterMs && !tooSoon);
   }
 
   /** Measures the sandbox under the fleet's measure lock; false when another replica holds it. */
@@ -224,10 +235,12 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     const lease = await this.bounded(this.coordinator.tryLock(measureLockKey, measureLeaseMs));
     if (lease === undefined) return false;
     try {
+      await this.bounded(this.clock.sync());
+      const measuredAtMs = this.clock.nowMs();
       // From here on, spills are tallied apart and added on top of what the walk finds.
       await this.bounded(this.coordinator.replaceCounts(quotaSinceKey, {}));
       const usage = await measureSandbox(this.root, { withFiles: false, nowMs: startedMs });
-      const values: Record<string, number> = { [allField]: usage.bytes, [measuredAtField]: startedMs };
+      const values: Record<string, number> = { [allField]: usage.bytes, [measuredAtField]: measuredAtMs };
       for (const [id, conversation] of usage.conversations) values[id] = conversation.bytes;
       await this.bounded(this.coordinator.replaceCounts(quotaTotalsKey, values, { plusFrom: quotaSinceKey }));
       this.stale = false;

@@ -6,6 +6,7 @@ import { MemoryCoordinator } from '../../src/coordination/memory-coordinator.js'
 import { openCoordinator } from '../../src/coordination/open-coordinator.js';
 import { RedisCoordinator, redactUrl } from '../../src/coordination/redis-coordinator.js';
 import { spillNumberKey } from '../../src/coordination/shared-spill-numbers.js';
+import { StoreClock } from '../../src/coordination/store-clock.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { freePort, redisUnavailableReason, startRedis } from '../helpers/redis-server.js';
@@ -78,6 +79,15 @@ function contract(
     assert.deepEqual(await coordinator.readCounts('missing'), {});
   });
 
+  test(`${name}: the store has one clock for all its clients: a later read is never earlier, whoever reads`, { skip }, async (t) => {
+    const { coordinator, other } = await open(t);
+    const first = await coordinator.timeMs();
+    const second = await other.timeMs();
+    const third = await coordinator.timeMs();
+    assert.ok(Number.isInteger(first) && first >= 0, String(first));
+    assert.ok(first <= second && second <= third, `${first} <= ${second} <= ${third}`);
+  });
+
   test(`${name}: a sorted set keeps the latest score per member and drops the members below the horizon`, { skip }, async (t) => {
     const { coordinator, other, expire } = await open(t);
     await coordinator.addScores('expired', { 'results/0001-a.jsonl': 1_000, 'results/0002-b.jsonl': 2_000 }, { dropBelow: 0, ttlMs: 60_000 });
@@ -126,6 +136,33 @@ contract(
   },
   noRedis,
 );
+
+test("a node's StoreClock reads the store's time, however far its own clock is off, and asks again only after refreshMs", async () => {
+  let storeMs = 1_000_000;
+  let localMs = storeMs - 7 * 60_000;
+  let reads = 0;
+  const store = {
+    timeMs: () => {
+      reads += 1;
+      // The answer takes 20 ms on the node's clock; the store answered in the middle.
+      localMs += 10;
+      const answer = storeMs + 10;
+      localMs += 10;
+      return Promise.resolve(answer);
+    },
+  };
+  const clock = new StoreClock(store, () => localMs, 60_000);
+  assert.equal(clock.nowMs(), localMs, 'before the first read: the local clock');
+  await clock.sync();
+  assert.equal(clock.nowMs(), storeMs + 20, "the store's time (its answer plus the half round trip since)");
+  await Promise.all([clock.sync(), clock.sync()]);
+  assert.equal(reads, 1, 'within refreshMs: no round trip');
+  localMs += 60_000;
+  storeMs += 60_000 + 5_000; // the node's clock drifted 5 s meanwhile
+  await Promise.all([clock.sync(), clock.sync()]);
+  assert.equal(reads, 2, 'due again: one read for concurrent syncs');
+  assert.equal(clock.nowMs(), storeMs + 20);
+});
 
 test('Redis that cannot be reached at start: COORDINATION_UNAVAILABLE naming coordination.redis.url (password hidden)', async () => {
   const port = await freePort();

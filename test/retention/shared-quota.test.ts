@@ -107,8 +107,9 @@ test('the store unreachable: the spill is kept, one warning per outage, the chec
   const nowMs = Date.now();
   const { root, cleanup } = await tempSandbox();
   t.after(cleanup);
-  const coordinator = new FlakyCoordinator();
   let clockMs = nowMs;
+  // The store and the replica read one clock: "measured at" is the store's time.
+  const coordinator = new FlakyCoordinator(() => clockMs);
   const guard = new SharedDiskQuotaGuard({ root, coordinator, now: () => new Date(clockMs), expiryLog: sharedExpiryLog(coordinator) });
   const { logger, lines } = capturedLogger();
   const spill = (i: number) => seedFile(root, `c/results/000${i}-q.txt`, (10 - i) / 1440, nowMs, kib(10));
@@ -210,4 +211,32 @@ test('over maxBytes by the shared total alone (a phantom: the sweep removed file
     "truly over: the writing conversation's oldest spill went",
   );
   await stat(at(root, 'old/results/0001-q.txt'));
+});
+
+test("a replica whose clock runs minutes behind still sees the fleet's measurement as old: the root is measured before anything is evicted", async (t) => {
+  const nowMs = Date.now();
+  let storeMs = nowMs;
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const coordinator = new MemoryCoordinator(() => storeMs);
+  const expiryLog = sharedExpiryLog(coordinator);
+  const ahead = new SharedDiskQuotaGuard({ root, coordinator, now: () => new Date(storeMs), expiryLog });
+  // Ten minutes behind the store and the other replica: on its own clock the measurement would look eight minutes in the future.
+  const behind = new SharedDiskQuotaGuard({ root, coordinator, now: () => new Date(storeMs - 10 * 60_000), expiryLog });
+  const { logger } = capturedLogger();
+  const rootLimits = { maxBytes: 45 * 1024, maxBytesPerConversation: 0 };
+  const write = async (guard: QuotaGuard, relative: string, ageMinutes: number) => {
+    const file = await seedFile(root, relative, ageMinutes / 1440, nowMs, kib(10));
+    await guard.afterWrite({ conversationId: `${principal}/${relative.split('/')[0] ?? ''}`, written: [file], limits: rootLimits, retentionDays: 7, logger });
+  };
+  await write(ahead, 'old/results/0001-q.txt', 10);
+  await write(ahead, 'c/results/0001-q.txt', 9);
+  await write(behind, 'c/results/0002-q.txt', 8);
+  await coordinator.addCounts(['quota:bytes'], { all: 1_000_000_000 });
+  storeMs += 2 * 60_000;
+  await write(behind, 'c/results/0003-q.txt', 7);
+  assert.equal((await readdir(at(root, 'c/results'))).length, 3, 'measured again first: 40 KiB fits, nothing evicted for the phantom');
+  assert.ok(((await coordinator.readCounts('quota:bytes')).all ?? 0) < 1_000_000, 'the phantom is gone from the totals');
+  const measuredAt = (await coordinator.readCounts('quota:bytes')).measuredAt ?? 0;
+  assert.ok(Math.abs(measuredAt - storeMs) < 1_000, `the measurement is stamped with the store's time (${measuredAt} vs ${storeMs})`);
 });
