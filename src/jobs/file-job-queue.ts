@@ -172,6 +172,8 @@ export class FileJobQueue implements FileRunner {
     const observer = this.options.observer;
     const queuedAt = Date.now();
     let settled = false;
+    /** Set at once when the caller aborts (the answer follows the job's removal). */
+    let cancelled = false;
     let startedAt: number | undefined;
     // A worker may take the job before queue.add resolves here: observers still hear queued before started.
     let queuedTold = false;
@@ -209,8 +211,7 @@ export class FileJobQueue implements FileRunner {
             if (queuedTold) tellStarted();
           }
           setDeadline(this.options.runMs(), () => {
-            void this.cancel(jobId);
-            finish({ error: timedOut(kind, this.options.runMs()) });
+            void this.cancelThen(jobId, () => finish({ error: timedOut(kind, this.options.runMs()) }));
           });
         },
         onProgress: (progress) => {
@@ -235,8 +236,10 @@ export class FileJobQueue implements FileRunner {
           }),
       };
       const onAbort = () => {
-        void this.cancel(jobId);
-        finish({ error: new SpillwayError('TOOL_FAILED', `The ${kind} export was cancelled by the caller; no file was written.`, { worker: kind }) });
+        cancelled = true;
+        void this.cancelThen(jobId, () =>
+          finish({ error: new SpillwayError('TOOL_FAILED', `The ${kind} export was cancelled by the caller; no file was written.`, { worker: kind }) }),
+        );
       };
       this.waiting.set(jobId, entry);
       if (options.signal?.aborted === true) onAbort();
@@ -255,7 +258,7 @@ export class FileJobQueue implements FileRunner {
     answer.catch(() => undefined);
 
     // Cancelled before it was queued: nothing to queue.
-    if (settled) return resultOf<R>(await answer, this.options.sandboxRoot);
+    if (settled || cancelled) return resultOf<R>(await answer, this.options.sandboxRoot);
     try {
       await this.queue.add(kind, data, {
         jobId,
@@ -303,6 +306,15 @@ export class FileJobQueue implements FileRunner {
       // Finished for good: its record and its marker are no longer needed.
       if (outcome === 'ok') await Promise.all([this.queue.remove(jobId).catch(() => undefined), this.removeMarker(task, jobId)]);
     }
+  }
+
+  /**
+   * Cancels the job, then answers the call: a caller that looks right after its answer finds
+   * no job. The answer never waits on an unreachable Redis longer than two seconds.
+   */
+  private async cancelThen(jobId: string, answer: () => void): Promise<void> {
+    await settleWithin(this.cancel(jobId), 2_000);
+    answer();
   }
 
   /** Stops a job: removed while it waits; a worker running it is told to stop (and drops it if it takes it later). */

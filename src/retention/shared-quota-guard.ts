@@ -162,22 +162,25 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     // A replica that finds the lock held skips its round; the holder looks again after it let go,
     // so spills counted while it evicted (theirs) are not left over the limit.
     for (let round = 0; round < maxEvictRounds; round += 1) {
-      if (!(await this.evict(input, { all: totals[allField] ?? 0, seen: totals[conversationId] ?? 0, nowMs }))) return;
+      if (!(await this.evict(input, nowMs))) return;
       totals = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0 }));
       if (nowMs < (this.quietUntil.get(conversationId) ?? 0) || !isOver(totals, input)) return;
     }
   }
 
   /** One eviction round under the conversation's lock; false when another holds it (that one makes the room). */
-  private async evict(input: QuotaCheck, shared: { all: number; seen: number; nowMs: number }): Promise<boolean> {
+  private async evict(input: QuotaCheck, nowMs: number): Promise<boolean> {
     const { conversationId, limits, logger } = input;
     const lease = await this.bounded(this.coordinator.tryLock(evictLockKey(conversationId), evictLeaseMs));
     if (lease === undefined) return false;
     try {
-      const conversation = await measureConversation(this.root, conversationId, { withFiles: true, nowMs: shared.nowMs });
+      // The count as it is now, under the lock: one read before it may predate another holder's round,
+      // whose evictions it would then subtract a second time (a count below the disk lets the limit slip).
+      const shared = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0 }));
+      const conversation = await measureConversation(this.root, conversationId, { withFiles: true, nowMs });
       // The exact size replaces the shared count (which may hold spills counted twice, or miss other writers).
-      const correction = conversation.bytes - shared.seen;
-      const usage = { bytes: shared.all + correction, conversations: new Map([[conversationId, conversation]]) };
+      const correction = conversation.bytes - (shared[conversationId] ?? 0);
+      const usage = { bytes: (shared[allField] ?? 0) + correction, conversations: new Map([[conversationId, conversation]]) };
       const { evicted, bytesAfter } = await evictForSpill({
         root: this.root,
         usage,
@@ -196,7 +199,7 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
       const stillOver =
         (limits.maxBytes > 0 && bytesAfter > limits.maxBytes) || (limits.maxBytesPerConversation > 0 && conversationAfter > limits.maxBytesPerConversation);
       if (stillOver) {
-        this.quietUntil.set(conversationId, shared.nowMs + remeasureAfterMs);
+        this.quietUntil.set(conversationId, nowMs + remeasureAfterMs);
         logger.warn(
           {
             bytes: bytesAfter,

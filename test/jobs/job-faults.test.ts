@@ -117,7 +117,8 @@ test(
 );
 
 test('a job lost from Redis (restarted without its data) fails its call with WORKER_FAILED instead of waiting forever', options, async (t) => {
-  const f = await fleet(t, { onReplicas: false }, { server: { queueWaitMs: 1000 } });
+  // The job's state is looked up every 2 s while its call waits: found gone long before this deadline.
+  const f = await fleet(t, { onReplicas: false }, { server: { queueWaitMs: 30_000 } });
   const probe = new Redis(f.redisUrl);
   probe.on('error', () => undefined);
   t.after(() => probe.disconnect());

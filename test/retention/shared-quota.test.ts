@@ -240,3 +240,55 @@ test("a replica whose clock runs minutes behind still sees the fleet's measureme
   const measuredAt = (await coordinator.readCounts('quota:bytes')).measuredAt ?? 0;
   assert.ok(Math.abs(measuredAt - storeMs) < 1_000, `the measurement is stamped with the store's time (${measuredAt} vs ${storeMs})`);
 });
+
+/** A memory coordinator that holds the next eviction-lock request until told: one replica's round runs while another's waits. */
+class GatedCoordinator extends MemoryCoordinator {
+  private held: { arrived: () => void; gate: Promise<void> } | undefined;
+
+  /** The next evict-lock request waits; resolves when it has arrived, with the function that lets it go on. */
+  holdNextEvictLock(): Promise<() => void> {
+    return new Promise((resolveArrived) => {
+      let open: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      this.held = { arrived: () => resolveArrived(open), gate };
+    });
+  }
+
+  override async tryLock(key: string, leaseMs: number) {
+    const held = this.held;
+    if (held !== undefined && key.startsWith('quota:evict-lock:')) {
+      this.held = undefined;
+      held.arrived();
+      await held.gate;
+    }
+    return super.tryLock(key, leaseMs);
+  }
+}
+
+test("a replica whose eviction round waits for another's lock counts from the totals after that round: the shared count never drops below the disk", async (t) => {
+  const nowMs = Date.now();
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const coordinator = new GatedCoordinator();
+  // Expiries recorded in the store, as in a fleet: the conversation's folder holds only the spills.
+  const expiryLog = sharedExpiryLog(coordinator);
+  const [first, second] = [0, 1].map(() => new SharedDiskQuotaGuard({ root, coordinator, now: () => new Date(nowMs), expiryLog }));
+  const { logger } = capturedLogger();
+  const spill = (i: number) => seedFile(root, `c/results/000${i}-q.txt`, (10 - i) / 1440, nowMs, kib(10));
+  const check = (guard: QuotaGuard | undefined, file: string) =>
+    guard!.afterWrite({ conversationId: conversation, written: [file], limits, retentionDays: 7, logger });
+  for (let i = 1; i <= 4; i += 1) await check(first, await spill(i));
+  assert.equal((await coordinator.readCounts('quota:bytes'))[conversation], 40 * 1024, 'at the limit, not over');
+  const fifth = await spill(5);
+  const sixth = await spill(6);
+  // The first replica counts its spill (50 KiB: over) and waits for the lock; the second evicts meanwhile.
+  const arrived = coordinator.holdNextEvictLock();
+  const firstCheck = check(first, fifth);
+  const letGo = await arrived;
+  await check(second, sixth);
+  letGo();
+  await firstCheck;
+  const onDisk = await measureConversation(root, conversation, { withFiles: false, nowMs });
+  assert.ok(onDisk.bytes <= limits.maxBytesPerConversation, `within the limit: ${onDisk.bytes}`);
+  assert.equal((await coordinator.readCounts('quota:bytes'))[conversation], onDisk.bytes, 'the shared count is what the disk holds');
+});
