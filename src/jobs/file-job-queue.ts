@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -11,7 +12,7 @@ import type { AdmissionGate } from '../util/admission-gate.js';
 import { formatCount } from '../util/format.js';
 import { isJsonObject } from '../util/is-json-object.js';
 import { resultOf, type FileJobData } from './file-job-data.js';
-import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName, newJobId } from './job-names.js';
+import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName, jobIdFor } from './job-names.js';
 import { redisTimeMs } from '../coordination/redis-time.js';
 import { JobConnections, settleWithin, whenReady } from './job-redis.js';
 
@@ -42,6 +43,7 @@ interface Waiting {
   onActive(): void;
   onProgress(progress: unknown): void;
   onCompleted(reply: unknown): void;
+  onError(error: SpillwayError): void;
   onFailed(reason: string): void;
   /** This replica closes while the call waits. */
   onShutdown(): void;
@@ -58,7 +60,8 @@ interface Waiting {
  * and nothing was queued.
  */
 export class FileJobQueue implements FileRunner {
-  private readonly waiting = new Map<string, Waiting>();
+  /** Calls waiting, by job: a retried or repeated export joins the job already on its way. */
+  private readonly waiting = new Map<string, Set<Waiting>>();
   private lastCounts: Record<string, number> | undefined;
   private countsReadAt = 0;
   private readingCounts = false;
@@ -72,10 +75,10 @@ export class FileJobQueue implements FileRunner {
     private readonly producer: Redis,
     private readonly connections: JobConnections,
   ) {
-    events.on('active', ({ jobId }) => this.waiting.get(jobId)?.onActive());
-    events.on('progress', ({ jobId, data }) => this.waiting.get(jobId)?.onProgress(data));
-    events.on('completed', ({ jobId, returnvalue }) => this.waiting.get(jobId)?.onCompleted(returnvalue));
-    events.on('failed', ({ jobId, failedReason }) => this.waiting.get(jobId)?.onFailed(failedReason));
+    events.on('active', ({ jobId }) => this.each(jobId, (entry) => entry.onActive()));
+    events.on('progress', ({ jobId, data }) => this.each(jobId, (entry) => entry.onProgress(data)));
+    events.on('completed', ({ jobId, returnvalue }) => this.each(jobId, (entry) => entry.onCompleted(returnvalue)));
+    events.on('failed', ({ jobId, failedReason }) => this.each(jobId, (entry) => entry.onFailed(failedReason)));
     // BullMQ prints errors nobody listens to; the connections already log theirs (once per change).
     events.on('error', () => undefined);
     queue.on('error', () => undefined);
@@ -122,7 +125,7 @@ export class FileJobQueue implements FileRunner {
       mode: 'queue',
       queue: fileJobQueueName,
       connected: this.producer.status === 'ready',
-      waitingCalls: this.waiting.size,
+      waitingCalls: [...this.waiting.values()].reduce((sum, entries) => sum + entries.size, 0),
       admission: this.options.gate.stats(),
       ...(fleet === undefined ? {} : { fleet }),
     };
@@ -153,7 +156,7 @@ export class FileJobQueue implements FileRunner {
     if (this.reconcileTimer !== undefined) clearInterval(this.reconcileTimer);
     // Calls still waiting get an answer now; their jobs stay queued, and a worker still builds
     // their files (the client finds them in outputs/ through another replica).
-    for (const entry of [...this.waiting.values()]) entry.onShutdown();
+    for (const jobId of [...this.waiting.keys()]) this.each(jobId, (entry) => entry.onShutdown());
     await settleWithin(Promise.allSettled([this.events.close(), this.queue.close()]), 2_000);
     this.connections.stop();
   }
@@ -161,11 +164,13 @@ export class FileJobQueue implements FileRunner {
   /** Queues one job and waits for its answer; the caller has passed its own admission gate (run passes the exports gate). */
   async submit<R>(kind: JobKind, task: object, options: RunOptions = {}): Promise<R> {
     if (this.closed) throw new SpillwayError('WORKER_FAILED', 'The file-job queue is shut down (the host is closing).');
-    const jobId = newJobId();
+    const jobId = jobIdFor(kind, task, this.options.sandboxRoot);
     const waitMs = this.options.waitMs();
     let data: FileJobData;
+    let redisNowMs: number;
     try {
-      data = { kind, task: withJobId(task, jobId), takeByMs: (await redisTimeMs(this.producer)) + waitMs };
+      redisNowMs = await redisTimeMs(this.producer);
+      data = { kind, task: withJobId(task, jobId), takeByMs: redisNowMs + waitMs };
     } catch (error) {
       throw unavailable(error);
     }
@@ -178,6 +183,10 @@ export class FileJobQueue implements FileRunner {
     // A worker may take the job before queue.add resolves here: observers still hear queued before started.
     let queuedTold = false;
     const tellStarted = () => observer?.({ phase: 'started', kind, waitMs: (startedAt ?? queuedAt) - queuedAt });
+    /** This call's entry among those waiting for the job (others may have joined it). */
+    let ours: Waiting | undefined;
+    /** Another call of this replica waits for the same job: stopping this call must not stop the job. */
+    const shared = () => (this.waiting.get(jobId)?.size ?? 0) > 1;
 
     const answer = new Promise<unknown>((resolve, reject) => {
       let deadline: NodeJS.Timeout | undefined;
@@ -190,7 +199,7 @@ export class FileJobQueue implements FileRunner {
         settled = true;
         if (deadline !== undefined) clearTimeout(deadline);
         options.signal?.removeEventListener('abort', onAbort);
-        this.waiting.delete(jobId);
+        this.leave(jobId, entry);
         if (this.waiting.size === 0 && this.reconcileTimer !== undefined) {
           clearInterval(this.reconcileTimer);
           this.reconcileTimer = undefined;
@@ -211,18 +220,20 @@ export class FileJobQueue implements FileRunner {
             if (queuedTold) tellStarted();
           }
           setDeadline(this.options.runMs(), () => {
-            void this.cancelThen(jobId, () => finish({ error: timedOut(kind, this.options.runMs()) }));
+            if (shared()) finish({ error: timedOut(kind, this.options.runMs()) });
+            else void this.cancelThen(jobId, () => finish({ error: timedOut(kind, this.options.runMs()) }));
           });
         },
         onProgress: (progress) => {
           if (!settled && isProgress(progress)) options.onProgress?.(progress);
         },
         onCompleted: (reply) => finish({ reply }),
+        onError: (error) => finish({ error }),
         onShutdown: () =>
           finish({
             error: new SpillwayError(
               'WORKER_FAILED',
-              `This replica shut down while the ${kind} job was on its way; the job stays queued and its file may still appear in outputs/ (list_files shows it). Check there before asking again.`,
+              `This replica shut down while the ${kind} job was on its way; the job stays queued and its file may still appear in outputs/. Asking again with the same arguments waits for that job (or answers with its file) instead of building a second one.`,
               { worker: kind, retryable: true },
             ),
           }),
@@ -237,17 +248,21 @@ export class FileJobQueue implements FileRunner {
       };
       const onAbort = () => {
         cancelled = true;
-        void this.cancelThen(jobId, () =>
-          finish({ error: new SpillwayError('TOOL_FAILED', `The ${kind} export was cancelled by the caller; no file was written.`, { worker: kind }) }),
-        );
+        const error = new SpillwayError('TOOL_FAILED', `The ${kind} export was cancelled by the caller; no file was written.`, { worker: kind });
+        if (shared()) finish({ error });
+        else void this.cancelThen(jobId, () => finish({ error }));
       };
-      this.waiting.set(jobId, entry);
+      ours = entry;
+      const entries = this.waiting.get(jobId) ?? new Set<Waiting>();
+      entries.add(entry);
+      this.waiting.set(jobId, entries);
       if (options.signal?.aborted === true) onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
       setDeadline(waitMs, () => {
         void (async () => {
           // Gone from Redis (restarted without its data): nothing will ever answer for it.
           if ((await this.queue.getJobState(jobId).catch(() => 'waiting')) === 'unknown') return finish({ error: lost(kind) });
+          if (shared()) return finish({ error: noWorker(kind, waitMs) });
           const removed = await this.queue.remove(jobId).catch(() => undefined);
           // Removed: nobody took it. Redis away (undefined): the job may stay queued, but no worker
           // starts it after its take-by time. Not removed: a worker took it this instant; keep waiting.
@@ -260,20 +275,26 @@ export class FileJobQueue implements FileRunner {
     // Cancelled before it was queued: nothing to queue.
     if (settled || cancelled) return resultOf<R>(await answer, this.options.sandboxRoot);
     try {
-      await this.queue.add(kind, data, {
-        jobId,
-        attempts: 1,
-        removeOnComplete: { age: 3600, count: 10_000 },
-        removeOnFail: { age: 86_400, count: 10_000 },
-      });
+      const earlier = await this.earlierRun(jobId, redisNowMs);
+      if (earlier === 'none') {
+        // An earlier call with this id that was cancelled left its mark: this job is a new one.
+        await this.producer.del(cancelledKey(this.options.keyPrefix, jobId));
+        // Added once: a call of another replica adding the same id at this instant adds nothing, and both wait for one job.
+        await this.queue.add(kind, data, {
+          jobId,
+          attempts: 1,
+          removeOnComplete: { age: 3600, count: 10_000 },
+          removeOnFail: { age: 86_400, count: 10_000 },
+        });
+      } else if (earlier !== 'running') ours?.onCompleted(earlier.reply);
     } catch (error) {
-      this.waiting.get(jobId)?.onFailed('not queued');
+      ours?.onError(unavailable(error));
       throw unavailable(error);
     }
     observer?.({ phase: 'queued', kind });
     queuedTold = true;
     if (startedAt !== undefined) tellStarted();
-    this.startReconciling();
+    if (!settled) this.startReconciling();
     if (options.onWaiting !== undefined) {
       void this.queue.getWaitingCount().then(
         (count) => {
@@ -309,6 +330,29 @@ export class FileJobQueue implements FileRunner {
   }
 
   /**
+   * What became of an earlier call's job with this id (the same export asked
+   * again, see jobIdFor): still on its way → "running", the call joins it;
+   * built, with its file still there → its answer; failed, refused, its file
+   * gone, or still waiting past its take-by time (no worker will start it) →
+   * removed, and "none": build anew.
+   */
+  private async earlierRun(jobId: string, redisNowMs: number): Promise<'none' | 'running' | { reply: unknown }> {
+    const state = await this.queue.getJobState(jobId);
+    if (state === 'unknown') return 'none';
+    if (state === 'active') return 'running';
+    const job = await this.queue.getJob(jobId);
+    if (job === undefined) return 'none';
+    if (state === 'completed') {
+      if (await fileStillThere(job.returnvalue, this.options.sandboxRoot)) return { reply: job.returnvalue };
+    } else if (state !== 'failed') {
+      const takeByMs = isJsonObject(job.data) && typeof job.data.takeByMs === 'number' ? job.data.takeByMs : undefined;
+      if (takeByMs === undefined || takeByMs > redisNowMs) return 'running';
+    }
+    // Not removed: a worker took it this instant (a locked job cannot be removed).
+    return (await this.queue.remove(jobId)) === 1 ? 'none' : 'running';
+  }
+
+  /**
    * Cancels the job, then answers the call: a caller that looks right after its answer finds
    * no job. The answer never waits on an unreachable Redis longer than two seconds.
    */
@@ -338,25 +382,36 @@ export class FileJobQueue implements FileRunner {
   }
 
   private async reconcile(): Promise<void> {
-    for (const [jobId, entry] of [...this.waiting]) {
+    for (const jobId of [...this.waiting.keys()]) {
       try {
         // The state first, then the job: a job fetched first may complete before its state is read,
         // and would then show "completed" with the answer it did not have yet.
         const state = await this.queue.getJobState(jobId);
         if (state === 'unknown') {
-          entry.onFailed('the job is no longer in Redis: was Redis restarted without its data?');
+          this.each(jobId, (entry) => entry.onFailed('the job is no longer in Redis: was Redis restarted without its data?'));
           continue;
         }
-        if (state === 'active' && entry.startedAt === undefined) entry.onActive();
+        if (state === 'active') this.each(jobId, (entry) => entry.startedAt === undefined && entry.onActive());
         if (state !== 'completed' && state !== 'failed') continue;
         const job = await this.queue.getJob(jobId);
         if (job === undefined) continue;
-        if (state === 'completed' && job.returnvalue !== null && job.returnvalue !== undefined) entry.onCompleted(job.returnvalue);
-        else if (state === 'failed') entry.onFailed(job.failedReason);
+        if (state === 'completed' && job.returnvalue !== null && job.returnvalue !== undefined) this.each(jobId, (entry) => entry.onCompleted(job.returnvalue));
+        else if (state === 'failed') this.each(jobId, (entry) => entry.onFailed(job.failedReason));
       } catch {
         return; // Redis away: the events (or the deadlines) settle the calls
       }
     }
+  }
+
+  /** Tells every call waiting for `jobId` (a copy: answering removes a call from the set). */
+  private each(jobId: string, tell: (entry: Waiting) => void): void {
+    for (const entry of [...(this.waiting.get(jobId) ?? [])]) tell(entry);
+  }
+
+  private leave(jobId: string, entry: Waiting): void {
+    const entries = this.waiting.get(jobId);
+    entries?.delete(entry);
+    if (entries?.size === 0) this.waiting.delete(jobId);
   }
 
   private async removeMarker(task: object, jobId: string): Promise<void> {
@@ -412,5 +467,16 @@ function timedOut(kind: JobKind, runMs: number): SpillwayError {
     'TOOL_TIMEOUT',
     `Building the ${kind} file took longer than ${formatCount(runMs)} ms (workers.taskTimeoutMs plus coordination.jobs.lockMs) and was stopped; no file is reported. Export fewer rows (range) or columns, or raise the limit.`,
     { worker: kind, timeoutMs: runMs },
+  );
+}
+
+/** Whether a completed job's file is still where its answer says (a client may have removed it since). */
+async function fileStillThere(reply: unknown, sandboxRoot: string): Promise<boolean> {
+  if (!isJsonObject(reply) || reply.ok !== true || typeof reply.rootRelativePath !== 'string') return false;
+  const parts = reply.rootRelativePath.split('/');
+  if (parts.some((part) => part === '' || part === '.' || part === '..')) return false;
+  return lstat(path.join(sandboxRoot, ...parts)).then(
+    (info) => info.isFile(),
+    () => false,
   );
 }

@@ -81,7 +81,17 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
     }
   };
 
-  const processor = async (job: Job, _token?: string, signal?: AbortSignal): Promise<FileJobReply> => {
+  /** Jobs this worker is running now: a close waits for them, and only when there are some. */
+  let running = 0;
+  const processor = async (job: Job, token?: string, signal?: AbortSignal): Promise<FileJobReply> => {
+    running += 1;
+    try {
+      return await processJob(job, token, signal);
+    } finally {
+      running -= 1;
+    }
+  };
+  const processJob = async (job: Job, _token?: string, signal?: AbortSignal): Promise<FileJobReply> => {
     // One round trip: was the job cancelled, and what time is it on Redis (the fleet's one clock).
     const [cancelled, redisNowMs] = await Promise.all([connection.exists(cancelledKey(options.keyPrefix, job.id ?? '')), redisTimeMs(connection)]);
     if (cancelled === 1) return cancelledReply();
@@ -133,7 +143,14 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
     await whenReady(connection, 5_000);
     await subscriber.subscribe(cancelChannel(options.keyPrefix));
   } catch (error) {
-    await closeAll(worker, pool, connection, connections, 0, () => charts);
+    await closeAll(
+      worker,
+      pool,
+      connection,
+      connections,
+      () => 0,
+      () => charts,
+    );
     throw new SpillwayError(
       'COORDINATION_UNAVAILABLE',
       `coordination.redis.url: the file-job worker cannot reach Redis (${error instanceof Error ? error.message : String(error)}). Start Redis or correct the URL.`,
@@ -149,7 +166,15 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
   let closing: Promise<void> | undefined;
   return {
     threads: pool.threads,
-    close: () => (closing ??= closeAll(worker, pool, connection, connections, options.taskTimeoutMs, () => charts)),
+    close: () =>
+      (closing ??= closeAll(
+        worker,
+        pool,
+        connection,
+        connections,
+        () => (running > 0 ? options.taskTimeoutMs : 0),
+        () => charts,
+      )),
   };
 }
 
@@ -182,12 +207,15 @@ async function closeAll(
   pool: FilePool,
   connection: Redis,
   connections: JobConnections,
-  runningMs: number,
+  runningMs: () => number,
   charts: () => ChartPool | undefined,
 ): Promise<void> {
   // Running jobs finish first (a graceful close waits for them), unless Redis is gone: then
   // they could not be reported anyway, and the jobs go back to the queue once their lock runs out.
-  if (connection.status === 'ready') await settleWithin(worker.close(), runningMs);
+  // With none running, the close is forced at once: BullMQ's graceful close of an idle worker
+  // now and then waits out its stalled-job interval (lockMs) before it returns.
+  const waitMs = runningMs();
+  if (connection.status === 'ready' && waitMs > 0) await settleWithin(worker.close(), waitMs);
   await settleWithin(worker.close(true), 2_000);
   await pool.close();
   await charts()?.close();
