@@ -35,6 +35,12 @@ export interface Coordinator {
    * fields named in `by`. A missing field counts from 0.
    */
   addCounts(keys: readonly string[], by: Readonly<Record<string, number>>): Promise<Record<string, number>>;
+  /**
+   * Adds `by` to the counters of the hash `key` only while its field
+   * `when.field` still holds `when.equals` (nothing replaced the hash since
+   * the caller read it); true when added, false when nothing was changed.
+   */
+  addCountsIf(key: string, by: Readonly<Record<string, number>>, when: { field: string; equals: number }): Promise<boolean>;
   /** Every counter of the hash `key` (empty when missing). */
   readCounts(key: string): Promise<Record<string, number>>;
   /**

@@ -80,6 +80,12 @@ export class MemoryCoordinator implements Coordinator {
     return Promise.resolve(result);
   }
 
+  async addCountsIf(key: string, by: Readonly<Record<string, number>>, when: { field: string; equals: number }): Promise<boolean> {
+    if ((this.hashes.get(key)?.get(when.field) ?? 0) !== when.equals) return false;
+    await this.addCounts([key], by);
+    return true;
+  }
+
   readCounts(key: string): Promise<Record<string, number>> {
     return Promise.resolve(Object.fromEntries(this.hashes.get(key) ?? []));
   }

@@ -30,6 +30,11 @@ for k = 1, #KEYS do
   end
 end
 return result`;
+// Adds ARGV[3..]'s field/amount pairs to the hash KEYS[1] only while its field ARGV[1] holds ARGV[2]; 1 when added.
+const addCountsIfScript = `local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if current ~= tonumber(ARGV[2]) then return 0 end
+for i = 3, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
+return 1`;
 // The hash KEYS[1] becomes ARGV's field/value pairs, plus (when given) every counter of the hash KEYS[2].
 const replaceCountsScript = `redis.call('DEL', KEYS[1])
 for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
@@ -130,6 +135,12 @@ export class RedisCoordinator implements Coordinator {
     const args = fields.flatMap(([field, amount]) => [field, String(Math.round(amount))]);
     const values = (await this.run(() => this.redis.eval(addCountsScript, keys.length, ...keys.map((key) => this.prefix + key), ...args))) as number[];
     return Object.fromEntries(fields.map(([field], index) => [field, Number(values[index])]));
+  }
+
+  async addCountsIf(key: string, by: Readonly<Record<string, number>>, when: { field: string; equals: number }): Promise<boolean> {
+    const args = Object.entries(by).flatMap(([field, amount]) => [field, String(Math.round(amount))]);
+    const added = await this.run(() => this.redis.eval(addCountsIfScript, 1, this.prefix + key, when.field, String(Math.round(when.equals)), ...args));
+    return Number(added) === 1;
   }
 
   async readCounts(key: string): Promise<Record<string, number>> {

@@ -176,12 +176,12 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
     try {
       // The count as it is now, under the lock: one read before it may predate another holder's round,
       // whose evictions it would then subtract a second time (a count below the disk lets the limit slip).
-      const shared = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0 }));
+      const shared = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: 0, [conversationId]: 0, [measuredAtField]: 0 }));
       const conversation = await measureConversation(this.root, conversationId, { withFiles: true, nowMs });
       // The exact size replaces the shared count (which may hold spills counted twice, or miss other writers).
       const correction = conversation.bytes - (shared[conversationId] ?? 0);
       const usage = { bytes: (shared[allField] ?? 0) + correction, conversations: new Map([[conversationId, conversation]]) };
-      const { evicted, bytesAfter } = await evictForSpill({
+      const { chosen, evicted, bytesAfter } = await evictForSpill({
         root: this.root,
         usage,
         check: input,
@@ -192,10 +192,22 @@ export class SharedDiskQuotaGuard implements QuotaGuard {
       if (evicted.files > 0) this.lastEvictionAt = this.now().toISOString();
       const change = correction - evicted.bytes;
       if (change !== 0) {
-        const after = await this.bounded(this.coordinator.addCounts([quotaTotalsKey], { [allField]: change, [conversationId]: change }));
-        this.bytes = after[allField];
+        // Only onto the totals this round read: a measurement that replaced them meanwhile already
+        // counts these files as it found them (its walk may have seen them gone, or still there:
+        // at worst an overcount until the next one), and the correction would come off it twice.
+        const applied = await this.bounded(
+          this.coordinator.addCountsIf(
+            quotaTotalsKey,
+            { [allField]: change, [conversationId]: change },
+            { field: measuredAtField, equals: shared[measuredAtField] ?? 0 },
+          ),
+        );
+        if (applied) this.bytes = (shared[allField] ?? 0) + change;
       }
-      const conversationAfter = conversation.bytes - evicted.bytes;
+      // What the plan leaves, not what was done: a file skipped because it changed under the
+      // eviction (another replica's spill still landing) is tried again at the next check; only a
+      // conversation that has nothing more to give is left alone for a while.
+      const conversationAfter = conversation.bytes - chosen.reduce((sum, file) => sum + file.unitBytes, 0);
       const stillOver =
         (limits.maxBytes > 0 && bytesAfter > limits.maxBytes) || (limits.maxBytesPerConversation > 0 && conversationAfter > limits.maxBytesPerConversation);
       if (stillOver) {

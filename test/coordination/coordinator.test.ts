@@ -79,6 +79,18 @@ function contract(
     assert.deepEqual(await coordinator.readCounts('missing'), {});
   });
 
+  test(`${name}: a conditional add changes the counters only while the guard field still holds what the caller read`, { skip }, async (t) => {
+    const { coordinator, other } = await open(t);
+    await coordinator.replaceCounts('totals', { all: 100, 'a/c': 60, measuredAt: 7 });
+    assert.equal(await other.addCountsIf('totals', { all: -10, 'a/c': -10 }, { field: 'measuredAt', equals: 7 }), true);
+    assert.deepEqual(await coordinator.readCounts('totals'), { all: 90, 'a/c': 50, measuredAt: 7 });
+    await other.replaceCounts('totals', { all: 80, 'a/c': 40, measuredAt: 8 });
+    assert.equal(await coordinator.addCountsIf('totals', { all: -10, 'a/c': -10 }, { field: 'measuredAt', equals: 7 }), false, 'replaced since: nothing added');
+    assert.deepEqual(await other.readCounts('totals'), { all: 80, 'a/c': 40, measuredAt: 8 });
+    assert.equal(await coordinator.addCountsIf('missing', { x: 1 }, { field: 'measuredAt', equals: 0 }), true, 'a missing field counts as 0');
+    assert.deepEqual(await other.readCounts('missing'), { x: 1 });
+  });
+
   test(`${name}: the store has one clock for all its clients: a later read is never earlier, whoever reads`, { skip }, async (t) => {
     const { coordinator, other } = await open(t);
     const first = await coordinator.timeMs();

@@ -292,3 +292,47 @@ test("a replica whose eviction round waits for another's lock counts from the to
   assert.ok(onDisk.bytes <= limits.maxBytesPerConversation, `within the limit: ${onDisk.bytes}`);
   assert.equal((await coordinator.readCounts('quota:bytes'))[conversation], onDisk.bytes, 'the shared count is what the disk holds');
 });
+
+/** A memory coordinator on which a fleet measurement lands (replacing the totals) just before the next eviction round applies its change. */
+class MeasuredMeanwhileCoordinator extends MemoryCoordinator {
+  landBeforeChange: (() => Promise<Record<string, number>>) | undefined;
+
+  private async land(): Promise<void> {
+    const measure = this.landBeforeChange;
+    this.landBeforeChange = undefined;
+    if (measure !== undefined) await super.replaceCounts('quota:bytes', await measure());
+  }
+
+  override async addCounts(keys: readonly string[], by: Readonly<Record<string, number>>): Promise<Record<string, number>> {
+    // The round's change: the only add of non-zero amounts to the totals alone.
+    if (keys.length === 1 && keys[0] === 'quota:bytes' && Object.values(by).some((amount) => amount !== 0)) await this.land();
+    return super.addCounts(keys, by);
+  }
+
+  override async addCountsIf(key: string, by: Readonly<Record<string, number>>, when: { field: string; equals: number }): Promise<boolean> {
+    await this.land();
+    return super.addCountsIf(key, by, when);
+  }
+}
+
+test('a fleet measurement that lands while an eviction round works is not corrected twice: the shared count stays what the disk holds', async (t) => {
+  const nowMs = Date.now();
+  const { root, cleanup } = await tempSandbox();
+  t.after(cleanup);
+  const coordinator = new MeasuredMeanwhileCoordinator();
+  const guard = new SharedDiskQuotaGuard({ root, coordinator, now: () => new Date(nowMs), expiryLog: sharedExpiryLog(coordinator) });
+  const { logger } = capturedLogger();
+  const spill = (i: number) => seedFile(root, `c/results/000${i}-q.txt`, (10 - i) / 1440, nowMs, kib(10));
+  for (let i = 1; i <= 4; i += 1) await guard.afterWrite({ conversationId: conversation, written: [await spill(i)], limits, retentionDays: 7, logger });
+  // Counted twice somewhere (a spill during a measurement): the round's correction takes 5 KiB off.
+  await coordinator.addCounts(['quota:bytes'], { all: 5 * 1024, [conversation]: 5 * 1024 });
+  coordinator.landBeforeChange = async () => {
+    const truth = (await measureConversation(root, conversation, { withFiles: false, nowMs })).bytes;
+    return { all: truth, [conversation]: truth, measuredAt: nowMs + 1 };
+  };
+  await guard.afterWrite({ conversationId: conversation, written: [await spill(5)], limits, retentionDays: 7, logger });
+  assert.equal(coordinator.landBeforeChange, undefined, 'the measurement landed inside the round');
+  const onDisk = await measureConversation(root, conversation, { withFiles: false, nowMs });
+  assert.ok(onDisk.bytes <= limits.maxBytesPerConversation, `within the limit: ${onDisk.bytes}`);
+  assert.equal((await coordinator.readCounts('quota:bytes'))[conversation], onDisk.bytes, 'the shared count is what the disk holds');
+});
