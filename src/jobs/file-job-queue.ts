@@ -288,8 +288,9 @@ export class FileJobQueue implements FileRunner {
         });
       } else if (earlier !== 'running') ours?.onCompleted(earlier.reply);
     } catch (error) {
-      ours?.onError(unavailable(error));
-      throw unavailable(error);
+      const refused = unavailable(error);
+      ours?.onError(refused);
+      throw refused;
     }
     observer?.({ phase: 'queued', kind });
     queuedTold = true;
@@ -472,10 +473,17 @@ function timedOut(kind: JobKind, runMs: number): SpillwayError {
 
 /** Whether a completed job's file is still where its answer says (a client may have removed it since). */
 async function fileStillThere(reply: unknown, sandboxRoot: string): Promise<boolean> {
-  if (!isJsonObject(reply) || reply.ok !== true || typeof reply.rootRelativePath !== 'string') return false;
-  const parts = reply.rootRelativePath.split('/');
-  if (parts.some((part) => part === '' || part === '.' || part === '..')) return false;
-  return lstat(path.join(sandboxRoot, ...parts)).then(
+  // Only a path under the sandbox root (as every output job's answer has) names a file on this node.
+  if (!isJsonObject(reply) || typeof reply.rootRelativePath !== 'string') return false;
+  let file: unknown;
+  try {
+    // The answer as the call would get it: a refusal, or a path that leaves the sandbox, throws.
+    file = resultOf<{ path?: unknown }>(reply, sandboxRoot).path;
+  } catch {
+    return false;
+  }
+  if (typeof file !== 'string') return false;
+  return lstat(file).then(
     (info) => info.isFile(),
     () => false,
   );

@@ -14,10 +14,10 @@ export const quotaTotalsKey = 'quota:bytes';
 /** What spills added since the current measurement began (added on top of it when it ends). */
 export const quotaSinceKey = 'quota:bytes-since-measure';
 const measureLockKey = 'quota:measure-lock';
-/** One replica evicts in a conversation at a time. */
 /** Eviction rounds one spill's check runs at most (later rounds only when spills landed meanwhile). */
 const maxEvictRounds = 3;
 
+/** One replica evicts in a conversation at a time. */
 export const evictLockKey = (conversationId: string) => `quota:evict-lock:${conversationId}`;
 // Conversation keys are "<principal>/<conversation>" and always hold a "/": these fields never collide with one.
 const allField = 'all';
