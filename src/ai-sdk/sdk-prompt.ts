@@ -1,5 +1,4 @@
-import type { GuardPrompt, ToolResultSlot } from '../context-guard/guard-prompt.js';
-import { lastTurnStart } from '../context-guard/guard-prompt.js';
+import { readPrompt, replaceParts, type GuardPrompt, type ToolResultSlot } from '../context-guard/guard-prompt.js';
 
 /**
  * The parts of the AI SDK's language-model prompt the guard reads (the same
@@ -49,36 +48,20 @@ function outputOf(output: SdkToolResultPart['output']): { text: string; value: u
 }
 
 export function sdkPrompt(messages: readonly SdkMessage[]): GuardPrompt {
-  const slots: ToolResultSlot[] = [];
-  const otherTexts: string[] = [];
-  messages.forEach((message, messageIndex) => {
-    if (typeof message.content === 'string') {
-      otherTexts.push(message.content);
-      return;
-    }
-    message.content.forEach((part, partIndex) => {
+  return readPrompt<SdkPart>(
+    messages,
+    (part) => {
       const output = isToolResult(part) ? outputOf(part.output) : undefined;
-      if (output === undefined || !isToolResult(part)) {
-        otherTexts.push(serialize(part));
-        return;
-      }
-      slots.push({ messageIndex, partIndex, toolCallId: part.toolCallId, toolName: part.toolName, ...output });
-    });
-  });
-  return { messageCount: messages.length, lastTurnStart: lastTurnStart(messages.map((message) => message.role)), slots, otherTexts };
+      return output === undefined || !isToolResult(part) ? undefined : { toolCallId: part.toolCallId, toolName: part.toolName, ...output };
+    },
+    serialize,
+  );
 }
 
 /** The prompt with the chosen results replaced by their reference text; untouched messages are the same objects. */
 export function applyToSdkPrompt<M extends SdkMessage>(messages: readonly M[], replacements: Map<ToolResultSlot, string>): M[] {
-  if (replacements.size === 0) return messages as M[];
-  const copy = [...messages];
-  for (const [slot, text] of replacements) {
-    const message = copy[slot.messageIndex] as M;
-    const parts = [...(message.content as readonly SdkPart[])];
-    const part = parts[slot.partIndex] as SdkToolResultPart;
-    const replaced: SdkToolResultPart = { ...part, output: { type: slot.isError ? 'error-text' : 'text', value: text } };
-    parts[slot.partIndex] = replaced;
-    copy[slot.messageIndex] = { ...message, content: parts };
-  }
-  return copy;
+  return replaceParts<SdkPart, M>(messages, replacements, (part, slot, text) => {
+    const replaced: SdkToolResultPart = { ...(part as SdkToolResultPart), output: { type: slot.isError ? 'error-text' : 'text', value: text } };
+    return replaced;
+  });
 }

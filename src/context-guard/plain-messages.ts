@@ -1,6 +1,6 @@
 import { ContextGuard, type ContextGuardOptions } from './context-guard.js';
 import type { GuardReport } from './guard-report.js';
-import { lastTurnStart, type GuardPrompt, type ToolResultSlot } from './guard-prompt.js';
+import { readPrompt, replaceParts, type GuardPrompt, type ToolResultSlot } from './guard-prompt.js';
 
 /** A tool result in a plain message: `result` is text (a string) or any JSON value. */
 export interface PlainToolResult {
@@ -41,43 +41,19 @@ function resultText(result: unknown): string {
 
 /** Reads a plain message list into what the guard measures. */
 export function plainPrompt(messages: readonly PlainMessage[]): GuardPrompt {
-  const slots: ToolResultSlot[] = [];
-  const otherTexts: string[] = [];
-  messages.forEach((message, messageIndex) => {
-    if (typeof message.content === 'string') {
-      otherTexts.push(message.content);
-      return;
-    }
-    message.content.forEach((part, partIndex) => {
-      if (isToolResult(part)) {
-        slots.push({
-          messageIndex,
-          partIndex,
-          toolCallId: part.toolCallId,
-          toolName: part.toolName,
-          text: resultText(part.result),
-          value: part.result,
-          isError: part.isError === true,
-        });
-      } else {
-        otherTexts.push(JSON.stringify(part));
-      }
-    });
-  });
-  return { messageCount: messages.length, lastTurnStart: lastTurnStart(messages.map((message) => message.role)), slots, otherTexts };
+  return readPrompt<PlainPart>(
+    messages,
+    (part) =>
+      isToolResult(part)
+        ? { toolCallId: part.toolCallId, toolName: part.toolName, text: resultText(part.result), value: part.result, isError: part.isError === true }
+        : undefined,
+    (part) => JSON.stringify(part),
+  );
 }
 
 /** The messages with the chosen results replaced; untouched messages are the same objects. */
 export function applyToPlain(messages: readonly PlainMessage[], replacements: Map<ToolResultSlot, string>): PlainMessage[] {
-  if (replacements.size === 0) return messages as PlainMessage[];
-  const copy = [...messages];
-  for (const [slot, text] of replacements) {
-    const message = copy[slot.messageIndex] as PlainMessage;
-    const parts = [...(message.content as PlainPart[])];
-    parts[slot.partIndex] = { ...(parts[slot.partIndex] as PlainToolResult), result: text };
-    copy[slot.messageIndex] = { ...message, content: parts };
-  }
-  return copy;
+  return replaceParts<PlainPart, PlainMessage>(messages, replacements, (part, _slot, text) => ({ ...(part as PlainToolResult), result: text }));
 }
 
 /**

@@ -4,6 +4,7 @@ import { SpillwayError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { Coordinator, Lease } from './coordinator.js';
 import { redisTimeMs } from './redis-time.js';
+import { redactUrl } from '../util/redact-url.js';
 
 export interface RedisCoordinatorOptions {
   /** redis:// or rediss:// URL (coordination.redis.url). */
@@ -192,16 +193,5 @@ export class RedisCoordinator implements Coordinator {
         { url: this.where, retryable: true },
       );
     }
-  }
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable URL)';
   }
 }

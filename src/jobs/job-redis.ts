@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
-import { redactUrl } from '../coordination/redis-coordinator.js';
+import { redactUrl } from '../util/redact-url.js';
 
 /**
  * The Redis connections of one job component (the queue of a replica, a

@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { formatCount } from '../util/format.js';
 import { ensureDemoDatabase } from '../demo/demo-database.js';
-import { redactUrl } from './redact-url.js';
+import { redactUrl } from '../util/redact-url.js';
 
 /**
  * Readies the configured SQL source for a server start and says what it is.

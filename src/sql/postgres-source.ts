@@ -2,7 +2,7 @@ import pg from 'pg';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { formatCount } from '../util/format.js';
-import { redactUrl } from './redact-url.js';
+import { redactUrl } from '../util/redact-url.js';
 import { databaseError } from './sql-error.js';
 import { rowsWithinBytes } from './row-bytes.js';
 import { jsonSafeValue, toObjectRows, type SqlQuery, type SqlResult, type SqlSource } from './sql-source.js';

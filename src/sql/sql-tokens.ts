@@ -11,7 +11,8 @@
  *
  * It does not parse SQL; the database does that.
  */
-import type { SqlDialect } from './statement-check.js';
+/** Which database's lexical rules apply. */
+export type SqlDialect = 'sqlite' | 'postgres';
 
 export interface SqlToken {
   kind: 'word' | 'punct' | 'string' | 'quoted' | 'number';

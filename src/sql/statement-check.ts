@@ -1,7 +1,7 @@
 import { SpillwayError } from '../errors.js';
-import { lineAndColumn, pointAt, scanSql, type SqlToken } from './sql-tokens.js';
+import { lineAndColumn, pointAt, scanSql, type SqlDialect, type SqlToken } from './sql-tokens.js';
 
-export type SqlDialect = 'sqlite' | 'postgres';
+export type { SqlDialect };
 
 /** A statement that passed the checks, ready for the database. */
 export interface CheckedStatement {
@@ -88,8 +88,8 @@ const statementKeywords = new Set([
   'TABLE',
 ]);
 
-/** PRAGMAs that only describe the database (read forms only: no "=" and no value). */
-const informationalPragmas = new Set([
+/** Descriptive PRAGMAs whose read form takes a table or index name: PRAGMA table_info(t). */
+const pragmasTakingArgument = new Set([
   'TABLE_INFO',
   'TABLE_XINFO',
   'TABLE_LIST',
@@ -97,6 +97,14 @@ const informationalPragmas = new Set([
   'INDEX_INFO',
   'INDEX_XINFO',
   'FOREIGN_KEY_LIST',
+  'INTEGRITY_CHECK',
+  'QUICK_CHECK',
+  'FOREIGN_KEY_CHECK',
+]);
+
+/** PRAGMAs that only describe the database (read forms only: no "=" and no value). */
+const informationalPragmas = new Set([
+  ...pragmasTakingArgument,
   'DATABASE_LIST',
   'COLLATION_LIST',
   'FUNCTION_LIST',
@@ -112,9 +120,6 @@ const informationalPragmas = new Set([
   'APPLICATION_ID',
   'JOURNAL_MODE',
   'FOREIGN_KEYS',
-  'INTEGRITY_CHECK',
-  'QUICK_CHECK',
-  'FOREIGN_KEY_CHECK',
 ]);
 
 function refuse(sql: string, token: SqlToken, reason: string, fix: string): never {
@@ -206,19 +211,7 @@ function checkPragma(sql: string, statement: SqlToken[]): void {
     );
   }
   const hasArgument = statement.some((token) => token.kind === 'punct' && token.text === '(');
-  const takesArgument = [
-    'TABLE_INFO',
-    'TABLE_XINFO',
-    'TABLE_LIST',
-    'INDEX_LIST',
-    'INDEX_INFO',
-    'INDEX_XINFO',
-    'FOREIGN_KEY_LIST',
-    'INTEGRITY_CHECK',
-    'QUICK_CHECK',
-    'FOREIGN_KEY_CHECK',
-  ];
-  if (hasArgument && !takesArgument.includes(name.text)) {
+  if (hasArgument && !pragmasTakingArgument.has(name.text)) {
     refuse(sql, name, `PRAGMA ${name.text.toLowerCase()}(…) sets a value`, `Read it without an argument: PRAGMA ${name.text.toLowerCase()}.`);
   }
 }

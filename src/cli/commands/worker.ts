@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load-config.js';
 import { defaultKeyPrefix } from '../../coordination/open-coordinator.js';
-import { redactUrl } from '../../coordination/redis-coordinator.js';
+import { redactUrl } from '../../util/redact-url.js';
 import { startFileJobWorker } from '../../jobs/file-job-worker.js';
 import { fileJobQueueName } from '../../jobs/job-names.js';
 import { createLogger } from '../../log/logger.js';
