@@ -429,18 +429,25 @@ async function jobPhases(redisUrl: string, key: SetupKey, window: { since: numbe
   const client = new Redis(redisUrl);
   try {
     const entries = await client.xrange(`${bullPrefix(keyPrefixOf(key))}:${fileJobQueueName}:events`, `${window.since}-0`, `${window.until}-0`);
-    const jobs = new Map<string, Partial<Record<Milestone, number>>>();
+    // A job's id comes from what it builds, so the same export asked again reuses the id once
+    // the earlier job is removed: each 'added' starts a new run of that id.
+    const runs: Partial<Record<Milestone, number>>[] = [];
+    const latest = new Map<string, Partial<Record<Milestone, number>>>();
     for (const [id, fields] of entries) {
       const values = new Map<string, string>();
       for (let i = 0; i + 1 < fields.length; i += 2) values.set(fields[i]!, fields[i + 1]!);
       const event = values.get('event') as Milestone | undefined;
       const jobId = values.get('jobId');
       if (jobId === undefined || event === undefined || !milestones.includes(event)) continue;
-      const job = jobs.get(jobId) ?? {};
+      let job = latest.get(jobId);
+      if (event === 'added' || job === undefined) {
+        job = {};
+        runs.push(job);
+        latest.set(jobId, job);
+      }
       job[event] ??= Number(id.split('-')[0]);
-      jobs.set(jobId, job);
     }
-    const complete = [...jobs.values()].filter((job) => milestones.every((milestone) => job[milestone] !== undefined));
+    const complete = runs.filter((job) => milestones.every((milestone) => job[milestone] !== undefined));
     const between = (from: Milestone, to: Milestone) => complete.map((job) => job[to]! - job[from]!);
     return { jobs: [complete.length], wait: between('added', 'active'), run: between('active', 'completed'), removal: between('completed', 'removed') };
   } finally {

@@ -12,7 +12,10 @@ const rounds = Number(process.env.BENCH_RETENTION_ROUNDS ?? 3);
 const workDir = process.env.BENCH_RETENTION_DIR ?? tmpdir();
 const day = 86_400_000;
 
-/** 100 files per conversation: 40 spills + 40 sidecars, 5 each in errors/, args/, scripts/ and outputs/. 60% of non-outputs are 10 days old. */
+/**
+ * 100 files per conversation (conversations under ten principal folders): 40 spills + 40 sidecars,
+ * 5 each in errors/, args/, scripts/ and outputs/. 60% of non-outputs are 10 days old.
+ */
 function buildTemplate(root: string, nowMs: number): number {
   mkdirSync(root, { recursive: true });
   writeFileSync(path.join(root, '.spillway-sandbox'), 'bench\n');
@@ -20,7 +23,8 @@ function buildTemplate(root: string, nowMs: number): number {
   const young = new Date(nowMs - 2 * day);
   let files = 0;
   for (let c = 0; c < conversations; c += 1) {
-    const dir = path.join(root, `conv-${String(c).padStart(4, '0')}`);
+    // The sandbox layout: <root>/<principal>/<conversation>/… (ten principals of 100 conversations each).
+    const dir = path.join(root, `principal-${c % 10}`, `conv-${String(c).padStart(4, '0')}`);
     for (const folder of ['results', 'errors', 'args', 'scripts', 'outputs']) mkdirSync(path.join(dir, folder), { recursive: true });
     const put = (relative: string, content: string, isOld: boolean) => {
       const file = path.join(dir, relative);
