@@ -22,6 +22,9 @@ export interface SqliteSourceOptions {
   statementChecks?: boolean;
 }
 
+/** Heap of the query child (MiB): a few times sql.maxBytes' default of 64 MiB, as rows are held as objects and as JSON. */
+const childHeapMb = 1024;
+
 /** One child process with the database open read-only. */
 class QueryChild {
   private readonly process: ChildProcess;
@@ -33,7 +36,8 @@ class QueryChild {
   constructor(file: string, onExit: (child: QueryChild) => void) {
     this.process = fork(childModule, [], {
       // Never inherit --test or inspector flags from the parent; never write to its stdout (the MCP stdio transport).
-      execArgv: [],
+      // The heap cap contains a query whose rows outgrow sql.maxBytes' checks: this child dies, the host goes on.
+      execArgv: [`--max-old-space-size=${childHeapMb}`],
       // JSON, not 'advanced': the child already made every value JSON-safe, and V8's serializer measured slower for row arrays.
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -47,10 +51,16 @@ class QueryChild {
       this.process.on('message', onMessage);
       this.process.once('exit', (code, signal) => {
         this.exited = true;
-        const error = new SpillwayError('SQL_SOURCE_UNAVAILABLE', `The SQLite query process stopped (${signal ?? `exit code ${code}`}); run the query again.`, {
-          exitCode: code,
-          signal,
-        });
+        const outOfMemory = signal === 'SIGABRT' || signal === 'SIGKILL';
+        const reason = outOfMemory ? `${signal}: most likely out of memory, its heap is capped at ${childHeapMb} MiB` : (signal ?? `exit code ${code}`);
+        const error = new SpillwayError(
+          'SQL_SOURCE_UNAVAILABLE',
+          `The SQLite query process stopped (${reason}); run the query again${outOfMemory ? ', asking for fewer or narrower rows' : ''}.`,
+          {
+            exitCode: code,
+            signal,
+          },
+        );
         reject(error);
         this.pending?.reject(error);
         this.pending = undefined;
