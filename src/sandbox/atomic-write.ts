@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants, type WriteStream } from 'node:fs';
+import { closeSync, constants, linkSync, openSync, unlinkSync, writeSync, type WriteStream } from 'node:fs';
 import { link, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
@@ -205,4 +205,92 @@ export function numberedName(filePath: string, n: number): string {
   const ext = path.extname(filePath);
   const stem = filePath.slice(0, filePath.length - ext.length);
   return `${stem} (${n})${ext}`;
+}
+
+/**
+ * Files up to this size are written and published with synchronous system
+ * calls ({@link publishSmallFileSync}). Each asynchronous fs call is a round
+ * trip through libuv's thread pool (tens of µs, more on a busy machine); a
+ * small spill made ten of them, which cost more than writing its bytes.
+ */
+export const smallFileBytes = 512 * 1024;
+
+export interface SmallPublish {
+  /** The final path for attempt 2, 3, ... when the name of attempt 1 (`finalPath`) is taken. */
+  nextName: (attempt: number) => string;
+  /**
+   * A file written beside each candidate before the data is linked, at its
+   * own name, created exclusively: a taken sidecar name means the candidate is
+   * taken. The data is linked last, so it is never visible without its
+   * complete sidecar; a crash may leave a sidecar without data, which the sweep
+   * removes after retention.tempGraceMs, as with the asynchronous publish.
+   */
+  sidecar?: (finalPath: string) => { path: string; data: string };
+}
+
+/**
+ * Writes `data` under a temporary name in the opened final folder and links it
+ * to the first free candidate name, never replacing a file: the same steps and
+ * guarantees as {@link createPendingFile} with `commit`, in synchronous calls
+ * (for at most {@link smallFileBytes}). Returns the final real path.
+ */
+export function publishSmallFileSync(finalPath: string, data: Uint8Array, options: SmallPublish): string {
+  const folder = PinnedFolder.openSync(path.dirname(finalPath));
+  const shown = { path: path.basename(finalPath) };
+  const tempAt = folder.entry(tempNameFor(finalPath));
+  try {
+    writeExclusiveSync(tempAt, data, shown);
+    try {
+      for (let attempt = 1; attempt <= 1000; attempt += 1) {
+        const candidate = path.basename(attempt === 1 ? finalPath : options.nextName(attempt));
+        const sidecar = options.sidecar?.(folder.realPath(candidate));
+        const sidecarAt = sidecar === undefined ? undefined : folder.entry(path.basename(sidecar.path));
+        if (sidecar !== undefined && sidecarAt !== undefined && !writeExclusiveSync(sidecarAt, sidecar.data, shown, { takenIsFalse: true })) continue;
+        try {
+          linkSync(tempAt, folder.entry(candidate));
+        } catch (error) {
+          if (sidecarAt !== undefined) unlinkQuietly(sidecarAt);
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+          throw error;
+        }
+        unlinkQuietly(tempAt);
+        return folder.realPath(candidate);
+      }
+      throw new SpillwayError('PATH_EXISTS', `No free name found for ${path.basename(finalPath)}.`);
+    } catch (error) {
+      unlinkQuietly(tempAt);
+      throw SpillwayError.is(error) ? error : asDiskError(error, shown);
+    }
+  } finally {
+    folder.closeSync();
+  }
+}
+
+/** Creates `at` exclusively and writes all of `data`; a failed write removes the file. With takenIsFalse, an existing name returns false. */
+function writeExclusiveSync(at: string, data: string | Uint8Array, shown: { path: string }, options: { takenIsFalse?: boolean } = {}): boolean {
+  let fd: number;
+  try {
+    fd = openSync(at, exclusiveCreate, fileMode);
+  } catch (error) {
+    if (options.takenIsFalse && (error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw asDiskError(error, shown);
+  }
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written, bytes.byteLength - written);
+  } catch (error) {
+    closeSync(fd);
+    unlinkQuietly(at);
+    throw asDiskError(error, shown);
+  }
+  closeSync(fd);
+  return true;
+}
+
+function unlinkQuietly(at: string): void {
+  try {
+    unlinkSync(at);
+  } catch {
+    // Already gone (a recovery removed it, or it was never made): nothing to undo.
+  }
 }

@@ -1,7 +1,18 @@
 export { SandboxRoot } from './sandbox-root.js';
 export { ConversationSandbox, expiredLogName, type ExpiryLookup, type OpenedFile, type ResolvedPath, type PathRules } from './conversation-sandbox.js';
 export { checkRelativePath } from './check-path.js';
-export { createPendingFile, writeFileAtomic, isTempName, numberedName, type CreateOptions, type PendingFile, type PublishOptions } from './atomic-write.js';
+export {
+  createPendingFile,
+  writeFileAtomic,
+  publishSmallFileSync,
+  smallFileBytes,
+  isTempName,
+  numberedName,
+  type CreateOptions,
+  type PendingFile,
+  type PublishOptions,
+  type SmallPublish,
+} from './atomic-write.js';
 export * from './layout.js';
 export { PinnedFolder, isRedirectRefusal } from './pinned-folder.js';
 export { readSidecar } from './read-sidecar.js';

@@ -1,6 +1,15 @@
 import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { createPendingFile, expiredLogName, PinnedFolder, readSidecar, writeFileAtomic, type ConversationSandbox } from '../sandbox/index.js';
+import {
+  createPendingFile,
+  expiredLogName,
+  PinnedFolder,
+  publishSmallFileSync,
+  readSidecar,
+  smallFileBytes,
+  writeFileAtomic,
+  type ConversationSandbox,
+} from '../sandbox/index.js';
 import { metadataSuffix } from '../sandbox/layout.js';
 import { SpillwayError } from '../errors.js';
 import { ChunkWriter } from './chunk-writer.js';
@@ -75,6 +84,32 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   let sequence = target.numbers === undefined ? await nextSequence(sandbox) : await target.numbers.next(sandbox.dir, await highestOnDisk(sandbox));
   const nameFor = (n: number) => path.join(dir, `${String(n).padStart(4, '0')}-${stem}.${extension}`);
 
+  const expires = new Date(target.now.getTime() + target.retentionDays * 86_400_000);
+  const small = smallContent(content);
+  if (small !== undefined) {
+    const publish = () =>
+      publishSmallFileSync(nameFor(sequence), small.bytes, {
+        nextName: () => nameFor((sequence += 1)),
+        sidecar: (finalPath) => ({
+          path: `${finalPath}${metadataSuffix}`,
+          data: sidecarText(
+            refFor({ target, content, finalPath, bytes: small.bytes.byteLength, expires, replacedInvalidUnicode: small.replacedInvalidUnicode }),
+          ),
+        }),
+      });
+    let finalPath: string;
+    try {
+      finalPath = publish();
+    } catch (error) {
+      // The retention sweep removes empty folders; make them again once rather than fail every later spill.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await sandbox.ensure({ recheck: true });
+      finalPath = publish();
+    }
+    lastSequence.set(sandbox, Math.max(lastSequence.get(sandbox) ?? 0, sequence));
+    return refFor({ target, content, finalPath, bytes: small.bytes.byteLength, expires, replacedInvalidUnicode: small.replacedInvalidUnicode });
+  }
+
   const pending = await createPendingFile(nameFor(sequence)).catch(async (error: NodeJS.ErrnoException) => {
     // The retention sweep removes empty folders; make them again once rather than fail every later spill.
     if (error.code !== 'ENOENT') throw error;
@@ -82,7 +117,6 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
     return createPendingFile(nameFor(sequence));
   });
   const writer = new ChunkWriter(pending.stream);
-  const expires = new Date(target.now.getTime() + target.retentionDays * 86_400_000);
   let ref: SpillRef | undefined;
   try {
     switch (content.format) {
@@ -115,7 +149,7 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
       beforeLink: async (finalPath) => {
         const candidate = refFor({ target, content, finalPath, bytes: writer.bytes, expires, replacedInvalidUnicode: writer.replacedInvalidUnicode });
         try {
-          await writeFileAtomic(`${finalPath}${metadataSuffix}`, `${JSON.stringify(candidate, null, 2)}\n`);
+          await writeFileAtomic(`${finalPath}${metadataSuffix}`, sidecarText(candidate));
         } catch (error) {
           if (SpillwayError.is(error) && error.code === 'PATH_EXISTS') return 'taken';
           throw error;
@@ -131,6 +165,36 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   lastSequence.set(sandbox, Math.max(lastSequence.get(sandbox) ?? 0, sequence));
   if (ref === undefined) throw new Error('spill published without its metadata');
   return ref;
+}
+
+function sidecarText(ref: SpillRef): string {
+  return `${JSON.stringify(ref, null, 2)}\n`;
+}
+
+/**
+ * The bytes of a spill small enough to write in one synchronous call, encoded
+ * as ChunkWriter would (lone surrogates as U+FFFD, a newline after each JSONL
+ * line); undefined for larger content, which is streamed.
+ */
+export function smallContent(content: SpillContent): { bytes: Uint8Array; replacedInvalidUnicode: boolean } | undefined {
+  switch (content.format) {
+    case 'binary':
+      return content.data.byteLength <= smallFileBytes ? { bytes: content.data, replacedInvalidUnicode: false } : undefined;
+    case 'json':
+    case 'text':
+      // UTF-8 takes at most 3 bytes a UTF-16 unit: a cheap bound before encoding.
+      if (content.text.length * 3 > smallFileBytes) return undefined;
+      return { bytes: Buffer.from(content.text, 'utf8'), replacedInvalidUnicode: !content.text.isWellFormed() };
+    case 'jsonl': {
+      let units = 0;
+      for (const line of content.lines) {
+        units += line.length + 1;
+        if (units * 3 > smallFileBytes) return undefined;
+      }
+      const text = content.lines.length === 0 ? '' : `${content.lines.join('\n')}\n`;
+      return { bytes: Buffer.from(text, 'utf8'), replacedInvalidUnicode: !text.isWellFormed() };
+    }
+  }
 }
 
 interface RefParts {

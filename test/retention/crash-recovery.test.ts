@@ -23,7 +23,7 @@ const day = 86_400_000;
 const graceMs = 600_000;
 
 interface Case {
-  action: 'spill' | 'export' | 'attach' | 'sweep';
+  action: 'spill' | 'spill-large' | 'export' | 'attach' | 'sweep';
   step: CrashStep;
   match: string;
   nth?: number;
@@ -32,14 +32,21 @@ interface Case {
 
 const publishSteps: CrashStep[] = ['temp-open', 'before-link', 'after-link', 'after-publish'];
 const cases: Case[] = [
-  // A spill publishes its sidecar (1st temporary file opened second, linked first), then its data.
+  // A small spill (synchronous publish) writes its data under a temporary name, creates its
+  // sidecar at its own name, then links the data last.
   { action: 'spill', step: 'temp-open', match: 'crash_rows', nth: 1, what: 'data half written' },
-  { action: 'spill', step: 'temp-open', match: 'crash_rows', nth: 2, what: 'sidecar just created' },
+  { action: 'spill', step: 'sidecar-open', match: 'crash_rows', nth: 1, what: 'sidecar just created, empty' },
   { action: 'spill', step: 'before-link', match: 'crash_rows', nth: 1, what: 'both written, nothing linked' },
-  { action: 'spill', step: 'after-link', match: 'crash_rows', nth: 1, what: 'sidecar with two links' },
-  { action: 'spill', step: 'after-publish', match: 'crash_rows', nth: 1, what: 'sidecar published, data not' },
-  { action: 'spill', step: 'after-link', match: 'crash_rows', nth: 2, what: 'data with two links' },
-  { action: 'spill', step: 'after-publish', match: 'crash_rows', nth: 2, what: 'spill published' },
+  { action: 'spill', step: 'after-link', match: 'crash_rows', nth: 1, what: 'data with two links' },
+  { action: 'spill', step: 'after-publish', match: 'crash_rows', nth: 1, what: 'spill published' },
+  // A large spill (streamed) publishes its sidecar (1st temporary file opened second, linked first), then its data.
+  { action: 'spill-large', step: 'temp-open', match: 'crash_rows', nth: 1, what: 'data half written' },
+  { action: 'spill-large', step: 'temp-open', match: 'crash_rows', nth: 2, what: 'sidecar just created' },
+  { action: 'spill-large', step: 'before-link', match: 'crash_rows', nth: 1, what: 'both written, nothing linked' },
+  { action: 'spill-large', step: 'after-link', match: 'crash_rows', nth: 1, what: 'sidecar with two links' },
+  { action: 'spill-large', step: 'after-publish', match: 'crash_rows', nth: 1, what: 'sidecar published, data not' },
+  { action: 'spill-large', step: 'after-link', match: 'crash_rows', nth: 2, what: 'data with two links' },
+  { action: 'spill-large', step: 'after-publish', match: 'crash_rows', nth: 2, what: 'spill published' },
   ...publishSteps.map((step): Case => ({ action: 'export', step, match: 'crash.csv', what: `export to outputs/, ${step}` })),
   ...publishSteps.map((step): Case => ({ action: 'attach', step, match: 'crash.jsonl', what: `attach_file to outputs/, ${step}` })),
   // The sweep removes data then sidecar for each of the 3 seeded spills.
@@ -111,7 +118,7 @@ for (const item of cases) {
     const dir = await tempDir(t);
     const seededAt = Date.now();
     const seeded: string[] = [];
-    if (item.action !== 'spill') {
+    if (item.action !== 'spill' && item.action !== 'spill-large') {
       const seeder = await openHost(dir);
       const count = item.action === 'sweep' ? 3 : 1;
       for (let index = 0; index < count; index += 1) {
