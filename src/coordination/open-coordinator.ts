@@ -1,7 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { Coordinator } from './coordinator.js';
-import { RedisCoordinator } from './redis-coordinator.js';
 
 /** The key prefix when coordination.redis.keyPrefix is not set. */
 export const defaultKeyPrefix = 'spillway:';
@@ -15,6 +14,8 @@ export const defaultKeyPrefix = 'spillway:';
 export async function openCoordinator(config: Config, logger: Logger): Promise<Coordinator | undefined> {
   const redis = config.coordination.redis;
   if (redis === undefined) return undefined;
+  // Loaded only for a fleet: ioredis stays off the start path of a single process.
+  const { RedisCoordinator } = await import('./redis-coordinator.js');
   return await RedisCoordinator.connect({
     url: redis.url,
     keyPrefix: redis.keyPrefix ?? defaultKeyPrefix,

@@ -148,7 +148,9 @@ export class Host extends EventEmitter<HostEvents> {
   readonly queues: AdmissionBoard;
   private currentConfig: Config;
   private readonly tools = new Map<string, ToolDefinition>();
-  private readonly validator = new ArgumentValidator();
+  private readonly validator = new ArgumentValidator((tool, problem) =>
+    this.logger.warn({ tool, problem }, 'tool schema cannot be compiled; arguments will not be validated locally'),
+  );
   private readonly records: ExecutionRecordStore;
   private readonly approve: ApprovalHandler | undefined;
   private readonly now: () => Date;
@@ -200,8 +202,7 @@ export class Host extends EventEmitter<HostEvents> {
 
   registerTool(tool: ToolDefinition): void {
     if (this.tools.has(tool.name)) throw new SpillwayError('TOOL_EXISTS', `A tool named ${tool.name} is already registered.`, { tool: tool.name });
-    const problem = this.validator.register(tool.name, tool.inputSchema);
-    if (problem !== undefined) this.logger.warn({ tool: tool.name, problem }, 'tool schema cannot be compiled; arguments will not be validated locally');
+    this.validator.register(tool.name, tool.inputSchema);
     this.tools.set(tool.name, tool);
     this.toolsChanged();
   }

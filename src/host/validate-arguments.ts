@@ -3,35 +3,52 @@ import { SpillwayError } from '../errors.js';
 import { describeAjvError } from '../util/schema-errors.js';
 import type { JsonSchema } from './tool.js';
 
-/** Compiles tool input schemas once and reports every violation by JSON path. */
+/**
+ * Compiles tool input schemas and reports every violation by JSON path. A
+ * schema is compiled on the tool's first call, not at registration: compiling
+ * every tool's schema was over a quarter of a `spillway call`'s start-up, for
+ * tools that one call never uses.
+ */
 export class ArgumentValidator {
   // verbose: errors carry parentSchema, so an unknown property can list the allowed ones.
   private readonly ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
-  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly schemas = new Map<string, JsonSchema>();
+  /** A compiled validator, or null for a schema ajv could not compile (the tool is then not validated locally). */
+  private readonly compiled = new Map<string, ValidateFunction | null>();
 
-  /**
-   * Compiles a tool's schema. A schema ajv cannot compile (an upstream server's
-   * dialect, say) is not fatal: the tool is registered without local
-   * validation and the reason is returned for the log.
-   */
-  register(tool: string, schema: JsonSchema): string | undefined {
-    const { $schema: _dialect, ...rest } = schema;
-    try {
-      this.compiled.set(tool, this.ajv.compile(rest));
-      return undefined;
-    } catch (error) {
-      this.compiled.delete(tool);
-      return error instanceof Error ? error.message : String(error);
-    }
+  /** @param onUncompilable told once per schema that ajv cannot compile (an upstream server's dialect, say): not fatal. */
+  constructor(private readonly onUncompilable: (tool: string, problem: string) => void = () => undefined) {}
+
+  register(tool: string, schema: JsonSchema): void {
+    this.schemas.set(tool, schema);
+    this.compiled.delete(tool);
   }
 
   forget(tool: string): void {
+    this.schemas.delete(tool);
     this.compiled.delete(tool);
+  }
+
+  private validatorOf(tool: string): ValidateFunction | undefined {
+    const known = this.compiled.get(tool);
+    if (known !== undefined) return known ?? undefined;
+    const schema = this.schemas.get(tool);
+    if (schema === undefined) return undefined;
+    const { $schema: _dialect, ...rest } = schema;
+    try {
+      const validate = this.ajv.compile(rest);
+      this.compiled.set(tool, validate);
+      return validate;
+    } catch (error) {
+      this.compiled.set(tool, null);
+      this.onUncompilable(tool, error instanceof Error ? error.message : String(error));
+      return undefined;
+    }
   }
 
   /** Throws INVALID_ARGUMENTS listing every problem; `source` names where the arguments came from. */
   validate(tool: string, args: unknown, source?: string): void {
-    const validate = this.compiled.get(tool);
+    const validate = this.validatorOf(tool);
     if (validate === undefined || validate(args)) return;
     const problems = [...new Set((validate.errors ?? []).map((error) => describeAjvError(error)))];
     const from = source === undefined ? '' : ` (arguments read from ${source})`;

@@ -3,7 +3,6 @@ import type { Config } from '../config/schema.js';
 import { Host } from '../host/host.js';
 import type { ApprovalHandler } from '../host/tool.js';
 import { defaultKeyPrefix, openCoordinator } from '../coordination/open-coordinator.js';
-import { installFileJobs } from '../jobs/install-file-jobs.js';
 import type { Coordinator } from '../coordination/coordinator.js';
 import { sharedSpillNumbers } from '../coordination/shared-spill-numbers.js';
 import { silentLogger, type Logger } from '../log/logger.js';
@@ -91,10 +90,13 @@ export async function assembleHost(options: CreateHostOptions = {}): Promise<Ass
     const jobs =
       redis === undefined
         ? undefined
-        : await installFileJobs(host, redis, { keyPrefix: redis.keyPrefix ?? defaultKeyPrefix, ...files }).catch(async (error: unknown) => {
-            await host.close();
-            throw error;
-          });
+        : // Loaded only for a fleet: BullMQ and ioredis stay off the start path of a single process.
+          await import('../jobs/install-file-jobs.js')
+            .then(({ installFileJobs }) => installFileJobs(host, redis, { keyPrefix: redis.keyPrefix ?? defaultKeyPrefix, ...files }))
+            .catch(async (error: unknown) => {
+              await host.close();
+              throw error;
+            });
     for (const tool of await builtinTools(host, { ...files, ...(jobs ?? {}) })) host.registerTool(tool);
   }
   return { host, quota, ...(coordinator === undefined ? {} : { coordinator }), ...(expiryLog === undefined ? {} : { expiryLog }) };

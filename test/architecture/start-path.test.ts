@@ -20,6 +20,8 @@ const lazyPackages: Record<string, string> = {
   vega: 'workers/chart.ts',
   'vega-lite': 'workers/chart.ts',
   '@resvg/resvg-js': 'workers/chart.ts',
+  bullmq: 'install-file-jobs.ts and the worker verb, when coordination.redis is set',
+  ioredis: 'open-coordinator.ts and install-file-jobs.ts, when coordination.redis is set',
 };
 
 /** Static import and re-export specifiers of a compiled module (not import()). */

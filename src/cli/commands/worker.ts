@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/load-config.js';
 import { defaultKeyPrefix } from '../../coordination/open-coordinator.js';
 import { redactUrl } from '../../util/redact-url.js';
-import { startFileJobWorker } from '../../jobs/file-job-worker.js';
 import { fileJobQueueName } from '../../jobs/job-names.js';
 import { createLogger } from '../../log/logger.js';
 import { SandboxRoot } from '../../sandbox/index.js';
@@ -28,6 +27,8 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
     return 2;
   }
   const logger = createLogger(config.log.level);
+  // BullMQ loads only for this verb, never on the start path of the others.
+  const { startFileJobWorker } = await import('../../jobs/file-job-worker.js');
   const worker = await checkWritableFolder(config.sandbox.root, 'sandbox.root')
     .then(() => SandboxRoot.open(config.sandbox.root))
     .then((sandbox) =>

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ArgumentValidator } from '../../src/host/validate-arguments.js';
+import { capturedLogger } from '../helpers/captured-logger.js';
+import { tempHost } from '../helpers/temp-host.js';
+
+test('a tool schema is compiled on its first call, not at registration; later calls reuse it', () => {
+  const problems: string[] = [];
+  const validator = new ArgumentValidator((tool, problem) => problems.push(`${tool}: ${problem}`));
+  validator.register('broken', { type: 'object', properties: { a: { type: 'no-such-type' } } });
+  validator.register('strict', { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] });
+  assert.deepEqual(problems, [], 'nothing is compiled at registration');
+  // An uncompilable schema: the tool runs without local validation, and that is told once.
+  validator.validate('broken', { a: 1 });
+  validator.validate('broken', { a: 2 });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0] ?? '', /^broken: /);
+  validator.validate('strict', { n: 1 });
+  assert.throws(
+    () => validator.validate('strict', { n: 'x' }),
+    (error: Error & { code?: string }) => error.code === 'INVALID_ARGUMENTS' && /n/.test(error.message),
+  );
+  // A tool registered again gets its new schema.
+  validator.register('strict', { type: 'object', properties: { n: { type: 'string' } } });
+  validator.validate('strict', { n: 'x' });
+});
+
+test('through a host: a tool whose schema ajv cannot compile still runs, with one warning in the log', async (t) => {
+  const { logger, lines } = capturedLogger();
+  const env = await tempHost({}, { logger });
+  t.after(() => env.cleanup());
+  env.host.registerTool({
+    name: 'dialect',
+    description: 'a schema in another dialect',
+    inputSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } },
+    handler: () => ({ value: 'ran' }),
+  });
+  for (let call = 0; call < 2; call += 1) {
+    const result = await env.host.execute({ name: 'dialect', arguments: { a: 1 } }, { conversationId: 'c1' });
+    assert.equal(result.isError, false, result.text);
+  }
+  const warnings = lines.filter((line) => line.msg.includes('cannot be compiled'));
+  assert.equal(warnings.length, 1);
+  assert.equal(warnings[0]?.tool, 'dialect');
+});
