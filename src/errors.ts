@@ -44,7 +44,11 @@ export const errorCodes = {
   UNKNOWN_COLUMN: 'A column named in the call does not exist in the source.',
   INVALID_RANGE: 'A row range is negative, not an integer, or otherwise unusable.',
   ROW_LIMIT: 'The selection has more rows than the output allows.',
+  COLUMN_LIMIT:
+    'The selection has more columns than the output allows (an XLSX sheet 16,384, a document table 63); details.columns and details.limit say how many. Name fewer with columns, or export CSV or Parquet.',
   WORKER_FAILED: 'A worker thread failed while building a file.',
+  EXPORT_FAILED:
+    "The file's writer (exceljs, docx, pptxgenjs, ...) threw on this selection; nothing was written. details.reason holds its message, details.format the format. The same call fails again.",
   FORMAT_INVALID: 'A column format is unknown or malformed; details.field names it, details.allowed lists the names.',
   FORMAT_MISMATCH:
     "A column format does not fit the column's values (a date format on text, a number format on words); details.column and details.value show one.",
@@ -144,7 +148,10 @@ export const retryableErrors = {
   UNKNOWN_COLUMN: false,
   INVALID_RANGE: false,
   ROW_LIMIT: false,
+  COLUMN_LIMIT: false,
   WORKER_FAILED: true,
+  // A writer that throws on a selection throws on it again.
+  EXPORT_FAILED: false,
   ARGS_NOT_OBJECT: false,
   DELEGATION_LOOP: false,
   FILE_REF_INVALID: false,

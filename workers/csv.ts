@@ -2,4 +2,4 @@
 import { writeCsv } from '../src/files/formats/csv-writer.js';
 import { workerTask } from '../src/files/pool/worker-run.js';
 
-export default workerTask(writeCsv);
+export default workerTask(writeCsv, { format: 'csv' });

@@ -2,4 +2,4 @@
 import { writeDocx } from '../src/files/formats/docx-writer.js';
 import { workerTask } from '../src/files/pool/worker-run.js';
 
-export default workerTask(writeDocx);
+export default workerTask(writeDocx, { format: 'docx', library: 'docx' });

@@ -2,4 +2,4 @@
 import { drawMarkdown } from '../src/files/formats/markdown-writer.js';
 import { workerTask } from '../src/files/pool/worker-run.js';
 
-export default workerTask(drawMarkdown);
+export default workerTask(drawMarkdown, { format: 'markdown' });

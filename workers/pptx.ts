@@ -2,4 +2,4 @@
 import { writePptx } from '../src/files/formats/pptx-writer.js';
 import { workerTask } from '../src/files/pool/worker-run.js';
 
-export default workerTask(writePptx);
+export default workerTask(writePptx, { format: 'pptx', library: 'pptxgenjs' });

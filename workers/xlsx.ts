@@ -2,4 +2,4 @@
 import { writeXlsx } from '../src/files/formats/xlsx-writer.js';
 import { workerTask } from '../src/files/pool/worker-run.js';
 
-export default workerTask(writeXlsx);
+export default workerTask(writeXlsx, { format: 'xlsx', library: 'exceljs' });

@@ -98,14 +98,32 @@ export function expectedSelection(rows: Row[], spec: Spec): unknown[][] {
   return indexed.slice(start, end).map(({ row }) => columns.map((column) => (Object.hasOwn(row, column) ? (row[column] ?? null) : null)));
 }
 
+/** Spaces, controls and invisible format characters that may stand unseen before a formula (formula-guard.ts). */
+export function hiddenBeforeFormula(code: number): boolean {
+  if (code <= 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0x1680 || (code >= 0x2000 && code <= 0x200f)) return true;
+  if (code === 0x2028 || code === 0x2029 || (code >= 0x202a && code <= 0x202f) || code === 0x205f || (code >= 0x2060 && code <= 0x206f)) return true;
+  if (code === 0x3000 || code === 0xfeff || code === 0xad || code === 0x34f || code === 0x61c || code === 0x180e) return true;
+  if (code === 0x115f || code === 0x1160 || code === 0x17b4 || code === 0x17b5 || code === 0x3164 || code === 0xffa0) return true;
+  return (code >= 0xfe00 && code <= 0xfe0f) || (code >= 0xe0000 && code <= 0xe007f);
+}
+
+/** Whether a trigger (= + - @ TAB CR or a look-alike) comes before anything visible. */
+export function startsFormulaAfterHidden(text: string): boolean {
+  for (const char of text) {
+    if ('=+-@\t\r＝＋－＠﹦﹢﹣﹫'.includes(char)) return true;
+    if (!hiddenBeforeFormula(char.codePointAt(0) as number)) return false;
+  }
+  return false;
+}
+
 /** How a value appears in a CSV export: numbers as written by JS, text with the formula guard, JSON for nested values. */
 export function csvText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  // The guard: = + - @ TAB CR and their full-width look-alikes, after spaces (formula-guard.ts), except text that
-  // starts with + or - and holds no call, reference or DDE link (signed-text.ts).
+  // The guard: = + - @ TAB CR and their full-width look-alikes, after any run of spaces and invisible characters
+  // (formula-guard.ts), except text that starts with + or - and holds no call, reference or DDE link (signed-text.ts).
   if (typeof value === 'string') {
     const signedPlain = /^[+-]/.test(value) && !/\w\s*\(|[|!]|(^|[^A-Za-z])[A-Za-z]{1,3}\$?\d/.test(value.slice(1));
-    return !signedPlain && /^[ ]*[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/.test(value) ? `'${value}` : value;
+    return !signedPlain && startsFormulaAfterHidden(value) ? `'${value}` : value;
   }
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { test } from 'node:test';
+import { isRetryable } from '../../src/errors.js';
 import { FilePool } from '../../src/files/pool/file-pool.js';
 import { makeRows } from '../helpers/temp-host.js';
 import { call, filesHost, ok, outputPath, readCsv, spillRows } from './helpers.js';
@@ -41,6 +42,13 @@ test('a worker that exits or throws fails that call only; the pool and the host 
   });
   assert.equal(lateDocument.error?.code, 'WORKER_FAILED');
 
+  // A writer that throws a plain Error (as exceljs or docx would) gives a coded, non-retryable error with the library's message in details.
+  const library = await call(env, 'export_table', { source, format: 'xlsx', filename: 'writer-throw.xlsx' });
+  assert.equal(library.error?.code, 'EXPORT_FAILED', library.text);
+  assert.equal(isRetryable('EXPORT_FAILED'), false);
+  assert.match(library.text, /Building the XLSX file failed: .*No file was written.*columns.*range/);
+  assert.deepEqual(library.error?.details, { format: 'xlsx', library: 'exceljs', reason: "test fault: Cannot read properties of undefined (reading 'model')" });
+
   assert.deepEqual((await readdir(outputPath(env, 'outputs'))).sort(), ['fine.csv', 'fine.xlsx']);
   const health = env.host.health().workers as { started: boolean };
   assert.equal(health.started, true);
@@ -52,7 +60,8 @@ test('a malformed task is a coded error, a timeout stops the thread, and the poo
   const source = await spillRows(env, makeRows(20));
   const pool = new FilePool({ poolSize: 1, maxQueue: 4, taskTimeoutMs: 600000 });
   t.after(() => pool.close());
-  await assert.rejects(pool.run('csv', {}), (error: unknown) => (error as { code?: string }).code === 'WORKER_FAILED');
+  // What the writer throws on it is wrapped like a library's error: coded, not retryable, its message in details.reason.
+  await assert.rejects(pool.run('csv', {}), (error: unknown) => (error as { code?: string }).code === 'EXPORT_FAILED');
   const task = {
     source: { kind: 'sandbox', root: env.sandboxRoot, principal: 'local', conversationId: 'c1', path: source },
     selection: { sort: [] },

@@ -52,6 +52,7 @@ export async function loadDocumentTables(options: {
         ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       });
       if (selected.columns.length === 0) throw emptyTableError(source.name);
+      if (selected.columns.length > documentTableColumnLimit) throw tooWideForDocument({ block: index, source: source.name, columns: selected.columns.length });
       const rows: unknown[][] = [];
       for await (const batch of selected.batches) for (const row of batch) rows.push(row);
       used += rows.length;
@@ -61,6 +62,23 @@ export async function loadDocumentTables(options: {
     }
   }
   return tables;
+}
+
+/**
+ * Columns one document table holds: Word's own limit for a table (PowerPoint's
+ * is 75). Checked before any row is read: a wider table is unreadable on a
+ * page, and thousands of columns times documents.maxTableRows rows would
+ * build for minutes in memory before the task's deadline stopped it.
+ */
+export const documentTableColumnLimit = 63;
+
+function tooWideForDocument(facts: { block: number; source: string; columns: number }): SpillwayError {
+  const { block, source, columns } = facts;
+  return new SpillwayError(
+    'COLUMN_LIMIT',
+    `The table in blocks[${block}] would have ${formatCount(columns)} columns of ${source}; a document table holds at most ${documentTableColumnLimit} (Word's limit for a table). Name the columns a reader needs with the block's columns (e.g. ["id", "amount"]), and give every column with export_table as CSV or XLSX.`,
+    { block, source, columns, limit: documentTableColumnLimit },
+  );
 }
 
 function tooManyRows(facts: { block: number; source: string; count: number; atLeast: boolean; used: number; maxTableRows: number }): SpillwayError {

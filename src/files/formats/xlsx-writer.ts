@@ -5,7 +5,7 @@ import type { ColumnFormat } from '../columns/column-format.js';
 import { defaultLocale, displayFormatter, excelNumberFormat, excelValue } from '../columns/format-values.js';
 import { resolveFormats } from '../columns/resolve-formats.js';
 import { selectRows } from '../selection/select-rows.js';
-import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit } from './sheet-limit.js';
+import { dataRowsPerSheet, excelCellCharLimit, excelSheetColumnLimit, excelSheetRowLimit, tooWideForSheet } from './sheet-limit.js';
 import { SheetNames } from './sheet-names.js';
 import { openTableSource } from '../sources/table-source.js';
 import { emptyTableError, xmlSafeText } from './table-notes.js';
@@ -59,6 +59,8 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
         const selected = await selectRows({ source, selection: part.selection, onProgress: progress });
         const { columns } = selected;
         if (columns.length === 0) throw emptyTableError(source.name);
+        // Before the output opens (or, for a later source, before its sheet): exceljs would throw a raw error past the limit.
+        if (columns.length > excelSheetColumnLimit) throw tooWideForSheet({ source: source.name, columns: columns.length });
         const iterator = selected.batches[Symbol.asyncIterator]();
         // The first rows decide formats and widths, which must be set before any row is written.
         const sample: unknown[][] = [];
