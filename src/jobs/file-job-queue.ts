@@ -1,53 +1,19 @@
-import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { SpillwayError } from '../errors.js';
-import type { FileJobObservation, RunOptions } from '../files/pool/file-pool.js';
+import type { RunOptions } from '../files/pool/file-pool.js';
 import type { FileRunner } from '../files/pool/file-runner.js';
-import type { JobKind, ProgressMessage, WorkerKind } from '../files/pool/worker-task.js';
-import type { Logger } from '../log/logger.js';
+import type { JobKind, WorkerKind } from '../files/pool/worker-task.js';
 import { ConversationSandbox, removeJobMarker } from '../sandbox/index.js';
-import type { AdmissionGate } from '../util/admission-gate.js';
-import { formatCount } from '../util/format.js';
 import { isJsonObject } from '../util/is-json-object.js';
 import { resultOf, type FileJobData } from './file-job-data.js';
+import { failedOnWorker, lost, noWorker, shutDown, timedOut, unavailable } from './job-errors.js';
+import type { FileJobQueueOptions, Waiting } from './job-queue-options.js';
+import { fileStillThere, isProgress, withJobId } from './job-task.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName, jobIdFor } from './job-names.js';
 import { redisTimeMs } from '../coordination/redis-time.js';
 import { JobConnections, settleWithin, whenReady } from './job-redis.js';
-
-export interface FileJobQueueOptions {
-  /** coordination.redis.url and keyPrefix. */
-  redisUrl: string;
-  keyPrefix: string;
-  /** This replica's sandbox root (results come back relative to it). */
-  sandboxRoot: string;
-  /** Calls of this replica waiting for a job: every queue has a cap. */
-  gate: AdmissionGate;
-  /** Longest wait for some worker to take a job (server.queueWaitMs); then the job is removed and the call gets BUSY. */
-  waitMs: () => number;
-  /** Longest a job may run once taken (workers.taskTimeoutMs plus the time a dead worker's job takes to be taken again). */
-  runMs: () => number;
-  logger: Logger;
-  /** Told when a job is queued, taken and finished (metrics count jobs from it, as for the local pool). */
-  observer?: (event: FileJobObservation) => void;
-  /** How often jobs still waiting for an answer are looked up directly, in case an event was missed (reconnects). Default 2 s. */
-  reconcileMs?: number;
-}
-
-/** A call waiting for its job. */
-interface Waiting {
-  kind: JobKind;
-  queuedAt: number;
-  startedAt?: number;
-  onActive(): void;
-  onProgress(progress: unknown): void;
-  onCompleted(reply: unknown): void;
-  onError(error: SpillwayError): void;
-  onFailed(reason: string): void;
-  /** This replica closes while the call waits. */
-  onShutdown(): void;
-}
 
 /**
  * The replica's side of the fleet's file-building jobs: a call's task becomes
@@ -229,22 +195,8 @@ export class FileJobQueue implements FileRunner {
         },
         onCompleted: (reply) => finish({ reply }),
         onError: (error) => finish({ error }),
-        onShutdown: () =>
-          finish({
-            error: new SpillwayError(
-              'WORKER_FAILED',
-              `This replica shut down while the ${kind} job was on its way; the job stays queued and its file may still appear in outputs/. Asking again with the same arguments waits for that job (or answers with its file) instead of building a second one.`,
-              { worker: kind, retryable: true },
-            ),
-          }),
-        onFailed: (reason) =>
-          finish({
-            error: new SpillwayError('WORKER_FAILED', `The ${kind} job failed on its worker (${reason}); no file was written. The call can be retried.`, {
-              worker: kind,
-              reason,
-              retryable: true,
-            }),
-          }),
+        onShutdown: () => finish({ error: shutDown(kind) }),
+        onFailed: (reason) => finish({ error: failedOnWorker(kind, reason) }),
       };
       const onAbort = () => {
         cancelled = true;
@@ -426,65 +378,4 @@ export class FileJobQueue implements FileRunner {
       // The sweep removes a marker left behind once it is old.
     }
   }
-}
-
-/** The task with its output stamped with the job id (exactly-once publishing). */
-function withJobId(task: object, jobId: string): Record<string, unknown> {
-  const copy: Record<string, unknown> = { ...(task as Record<string, unknown>) };
-  if (isJsonObject(copy.output) && copy.output.kind === 'sandbox') copy.output = { ...copy.output, jobId };
-  return copy;
-}
-
-function isProgress(value: unknown): value is ProgressMessage {
-  return isJsonObject(value) && typeof value.phase === 'string' && typeof value.rows === 'number';
-}
-
-function unavailable(error: unknown): SpillwayError {
-  return new SpillwayError(
-    'COORDINATION_UNAVAILABLE',
-    `The file-job queue (Redis) cannot be reached (${error instanceof Error ? error.message : String(error)}); nothing was queued and no file was written. Try the call again in a moment.`,
-    { retryable: true },
-  );
-}
-
-function noWorker(kind: JobKind, waitMs: number): SpillwayError {
-  return new SpillwayError(
-    'BUSY',
-    `No worker took the ${kind} job within ${formatCount(waitMs)} ms (server.queueWaitMs): every worker is busy, or no \`spillway worker\` is running (and coordination.jobs.onReplicas is false). The job was removed; nothing was written. Try again in a moment.`,
-    { worker: kind, waitMs, retryable: true },
-  );
-}
-
-function lost(kind: JobKind): SpillwayError {
-  return new SpillwayError(
-    'WORKER_FAILED',
-    `The ${kind} job is no longer in Redis (was Redis restarted without its data?); no file is reported. Try the call again.`,
-    { worker: kind, retryable: true },
-  );
-}
-
-function timedOut(kind: JobKind, runMs: number): SpillwayError {
-  return new SpillwayError(
-    'TOOL_TIMEOUT',
-    `Building the ${kind} file took longer than ${formatCount(runMs)} ms (workers.taskTimeoutMs plus coordination.jobs.lockMs) and was stopped; no file is reported. Export fewer rows (range) or columns, or raise the limit.`,
-    { worker: kind, timeoutMs: runMs },
-  );
-}
-
-/** Whether a completed job's file is still where its answer says (a client may have removed it since). */
-async function fileStillThere(reply: unknown, sandboxRoot: string): Promise<boolean> {
-  // Only a path under the sandbox root (as every output job's answer has) names a file on this node.
-  if (!isJsonObject(reply) || typeof reply.rootRelativePath !== 'string') return false;
-  let file: unknown;
-  try {
-    // The answer as the call would get it: a refusal, or a path that leaves the sandbox, throws.
-    file = resultOf<{ path?: unknown }>(reply, sandboxRoot).path;
-  } catch {
-    return false;
-  }
-  if (typeof file !== 'string') return false;
-  return lstat(file).then(
-    (info) => info.isFile(),
-    () => false,
-  );
 }
