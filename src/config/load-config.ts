@@ -7,6 +7,7 @@ import { SpillwayError } from '../errors.js';
 import { parseJsonSafely } from '../util/safe-json.js';
 import { describeAjvError } from '../util/schema-errors.js';
 import { isJsonObject } from '../util/is-json-object.js';
+import { closeNames } from '../util/close-names.js';
 import { packageRoot } from './package-root.js';
 import { defaultsOf } from './schema-defaults.js';
 import { configSchema, type Config } from './schema.js';
@@ -92,11 +93,23 @@ function describeSchemaError(error: ErrorObject): string {
   if (error.keyword === 'additionalProperties') {
     const where = key === '' ? String(params.additionalProperty) : `${key}.${String(params.additionalProperty)}`;
     const allowed = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const meant = suggestKey(String(params.additionalProperty), allowed);
+    if (meant !== undefined) return `unknown key "${where}": did you mean "${key === '' ? meant : `${key}.${meant}`}"?`;
     return `unknown key "${where}"${allowed.length ? `; allowed here: ${allowed.join(', ')}` : ''}`;
   }
   if (error.keyword === 'required') return `${key === '' ? '' : `${key}.`}${String(params.missingProperty)}: is required`;
   if (error.keyword === 'propertyNames') return `${key}: key "${String(params.propertyName)}" is not allowed (letters, digits, _ and -; at most 32)`;
   return describeAjvError(error, key === '' ? '(top level)' : key);
+}
+
+/** The one allowed key a misspelled one most likely meant (none for keys too short to judge). */
+function suggestKey(key: string, allowed: string[]): string | undefined {
+  if (key.length < 3) return undefined;
+  return closeNames(
+    key,
+    allowed.filter((name) => !name.startsWith('$')),
+    1,
+  )[0];
 }
 
 function readJsonFile(file: string): unknown {
@@ -132,16 +145,17 @@ function resolvePaths(layer: unknown, baseDir: string): Json {
       errors: ['(top level): must be object'],
     });
   }
-  const at = (value: unknown): unknown => (typeof value === 'string' && value.length > 0 ? path.resolve(baseDir, value) : value);
-  const sandbox = layer.sandbox;
-  if (isJsonObject(sandbox)) sandbox.root = at(sandbox.root);
-  const data = layer.data;
-  if (isJsonObject(data)) data.dir = at(data.dir);
+  // Only keys the layer sets: writing `root: undefined` into `{"sandbox": {}}` would hide the default under it.
+  const resolve = (holder: unknown, key: string): void => {
+    if (!isJsonObject(holder) || !Object.hasOwn(holder, key)) return;
+    const value = holder[key];
+    if (typeof value === 'string' && value.length > 0) holder[key] = path.resolve(baseDir, value);
+  };
+  resolve(layer.sandbox, 'root');
+  resolve(layer.data, 'dir');
   const sql = layer.sql;
-  if (isJsonObject(sql) && isJsonObject(sql.source) && sql.source.type === 'sqlite') sql.source.file = at(sql.source.file);
+  if (isJsonObject(sql) && isJsonObject(sql.source) && sql.source.type === 'sqlite') resolve(sql.source, 'file');
   const upstreams = layer.upstreams;
-  if (isJsonObject(upstreams)) {
-    for (const entry of Object.values(upstreams)) if (isJsonObject(entry) && 'cwd' in entry) entry.cwd = at(entry.cwd);
-  }
+  if (isJsonObject(upstreams)) for (const entry of Object.values(upstreams)) resolve(entry, 'cwd');
   return layer;
 }
