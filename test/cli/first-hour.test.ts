@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { packageRoot } from '../../src/config/package-root.js';
+import { freePort } from '../helpers/redis-server.js';
 import { logLines, runCli, type CliRun } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -66,7 +67,7 @@ function assertBadStart(run: CliRun, verb: string, code: number, pattern: RegExp
   assert.match(lines[0] as string, pattern);
 }
 
-test('bad starts of every verb end with one line on stderr, no log lines, and the documented exit code', async (t) => {
+test('bad starts of every verb end with one line on stderr, no log lines, and the documented exit code (slow: 16 CLI processes)', async (t) => {
   const dir = await tempDir(t, 'spillway-bad-start-');
   const write = async (name: string, content: unknown) => {
     const file = path.join(dir, name);
@@ -78,6 +79,7 @@ test('bad starts of every verb end with one line on stderr, no log lines, and th
   const good = await write('good.json', base);
   const typo = await write('typo.json', { ...base, sandbox: { rot: 'sandbox' } });
   const open = await write('open.json', { ...base, server: { host: '0.0.0.0', port: 0 } });
+  const noRedis = await write('no-redis.json', { ...base, coordination: { redis: { url: `redis://127.0.0.1:${await freePort()}` } } });
   const missing = path.join(dir, 'missing.json');
   const notSandbox = path.join(dir, 'not-a-sandbox');
   await mkdir(notSandbox);
@@ -101,6 +103,7 @@ test('bad starts of every verb end with one line on stderr, no log lines, and th
     [['cleanup', '--older-than', 'soon'], 2, /--older-than/],
     [['upstreams', '--config', typo], 1, /unknown key "sandbox\.rot"/],
     [['worker', '--config', good], 2, /coordination\.redis is not set/],
+    [['worker', '--config', noRedis], 1, /coordination\.redis\.url/],
     [['migrate-sandbox', '--root', notSandbox], 1, /no \.spillway-sandbox marker/],
   ];
   for (const [args, code, pattern] of cases) assertBadStart(await runCli(t, args, { cwd: dir }), args[0] as string, code, pattern);

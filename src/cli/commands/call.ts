@@ -35,9 +35,9 @@ the tool's schema (INVALID_ARGUMENTS); 6 refused by policy or approval
 (any other code). A failure prints one line on stderr: "spillway call: CODE: message".
 
 Examples:
-  spillway call query_sql --set sql="SELECT country, count(*) AS n FROM transactions GROUP BY 1"
+  spillway call query_sql --conversation q3 --set sql="SELECT * FROM transactions WHERE amount >= 200"
   spillway call export_table --conversation q3 --set source=results/0001-query_sql.jsonl --set format=xlsx
-  echo '{"path":"results/0001-query_sql.jsonl","limit":5}' | spillway call read_file --args-file - --json`;
+  echo '{"path":"results/0001-query_sql.jsonl","limit":5}' | spillway call read_file --conversation q3 --args-file - --json`;
 
 /** One exit code per class of failure, so a playbook can branch on it. */
 export const callExitCodes = {
