@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import cron from 'node-cron';
 import { SpillwayError } from '../errors.js';
 import { parseJsonSafely } from '../util/safe-json.js';
-import { describeAjvError } from '../util/schema-errors.js';
 import { isJsonObject } from '../util/is-json-object.js';
-import { closeNames } from '../util/close-names.js';
+import { explainConfigErrors } from './explain-config-errors.js';
 import { packageRoot } from './package-root.js';
 import { defaultsOf } from './schema-defaults.js';
 import { configSchema, type Config } from './schema.js';
@@ -60,8 +59,8 @@ function schemaValidator(): ValidateFunction<Static<typeof configSchema>> {
 export function validateConfig(candidate: unknown): Config {
   const validate = schemaValidator();
   if (!validate(candidate)) {
-    const problems = (validate.errors ?? []).map(describeSchemaError);
-    throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${[...new Set(problems)].join('\n- ')}`, {
+    const problems = explainConfigErrors(validate.errors ?? []);
+    throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${problems.join('\n- ')}`, {
       errors: problems,
     });
   }
@@ -81,35 +80,6 @@ export function validateConfig(candidate: unknown): Config {
     throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${semantic.join('\n- ')}`, { errors: semantic });
   }
   return config;
-}
-
-function describeSchemaError(error: ErrorObject): string {
-  const key = error.instancePath
-    .split('/')
-    .slice(1)
-    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'additionalProperties') {
-    const where = key === '' ? String(params.additionalProperty) : `${key}.${String(params.additionalProperty)}`;
-    const allowed = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-    const meant = suggestKey(String(params.additionalProperty), allowed);
-    if (meant !== undefined) return `unknown key "${where}": did you mean "${key === '' ? meant : `${key}.${meant}`}"?`;
-    return `unknown key "${where}"${allowed.length ? `; allowed here: ${allowed.join(', ')}` : ''}`;
-  }
-  if (error.keyword === 'required') return `${key === '' ? '' : `${key}.`}${String(params.missingProperty)}: is required`;
-  if (error.keyword === 'propertyNames') return `${key}: key "${String(params.propertyName)}" is not allowed (letters, digits, _ and -; at most 32)`;
-  return describeAjvError(error, key === '' ? '(top level)' : key);
-}
-
-/** The one allowed key a misspelled one most likely meant (none for keys too short to judge). */
-function suggestKey(key: string, allowed: string[]): string | undefined {
-  if (key.length < 3) return undefined;
-  return closeNames(
-    key,
-    allowed.filter((name) => !name.startsWith('$')),
-    1,
-  )[0];
 }
 
 function readJsonFile(file: string): unknown {

@@ -112,6 +112,12 @@ test('a misspelled key is one problem that names it and the key it probably mean
     [{ sandbx: { root: 'x' } }, /^unknown key "sandbx": did you mean "sandbox"\?$/],
     [{ data: { dri: 'x' } }, /^unknown key "data\.dri": did you mean "data\.dir"\?$/],
     [{ server: { prot: 9000 } }, /^unknown key "server\.prot": did you mean "server\.port"\?$/],
+    // Inside a choice of shapes (oneOf), only the shape the value names speaks.
+    [{ server: { auth: { mode: 'bearer', tokns: [] } } }, /^unknown key "server\.auth\.tokns": did you mean "server\.auth\.tokens"\?$/],
+    [{ sql: { source: { type: 'sqlite', fil: 'shop.db' } } }, /^unknown key "sql\.source\.fil": did you mean "sql\.source\.file"\?$/],
+    [{ upstreams: { github: { comand: 'github-mcp' } } }, /^unknown key "upstreams\.github\.comand": did you mean "upstreams\.github\.command"\?$/],
+    [{ server: { auth: { mode: 'bearr' } } }, /^server\.auth\.mode: must be one of "none", "bearer", "oauth"$/],
+    [{ server: { auth: { mode: 'bearer' } } }, /^server\.auth\.tokens: is required$/],
     // Nothing close: the keys allowed there instead.
     [{ server: { zzzzzz: 1 } }, /^unknown key "server\.zzzzzz"; allowed here: host, port, /],
   ];
