@@ -48,12 +48,19 @@ for (const verb of verbs) {
   });
 }
 
-test('an unknown command is one line on stderr that suggests the closest verb, exit 2', async (t) => {
+test('an unknown command is one line on stderr that suggests the closest verb, exit 2; no verb prints the verbs, exit 2', async (t) => {
   const run = await runCli(t, ['sevre']);
   assert.equal(run.code, 2);
   assert.equal(run.stdout, '');
   assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr);
   assert.match(run.stderr, /^spillway: unknown command "sevre" \(did you mean "serve"\?\)/);
+  const help = await runCli(t, ['help', 'nosuch']);
+  assert.equal(help.code, 2);
+  assert.match(help.stderr, /^spillway: unknown command "nosuch"; commands: serve, /);
+  // No verb at all: the list of verbs, as a usage error.
+  const bare = await runCli(t, []);
+  assert.equal(bare.code, 2);
+  assert.match(bare.stdout, /^Usage: spillway <command>/);
 });
 
 /** The bad start contract: exactly one line on stderr from the CLI, no log line anywhere, no stack, the documented exit code. */
