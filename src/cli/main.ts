@@ -7,7 +7,10 @@ import { migrateSandboxCommand, migrateSandboxUsage } from './commands/migrate-s
 import { serveCommand, serveUsage } from './commands/serve.js';
 import { workerCommand, workerUsage } from './commands/worker.js';
 import { upstreamsCommand, upstreamsUsage } from './commands/upstreams.js';
-import { processIo, type CliIo, type CommandHandler } from './output.js';
+import { oneLine, processIo, type CliIo, type CommandHandler } from './output.js';
+import { packageVersion } from './package-version.js';
+import { startupError } from './startup-checks.js';
+import { closeNames } from '../util/close-names.js';
 
 interface Command {
   run: CommandHandler;
@@ -33,22 +36,42 @@ const commands = new Map<string, Command>([
 function usage(): string {
   const lines = ['Usage: spillway <command> [options]', '', 'Commands:'];
   for (const [name, command] of commands) lines.push(`  ${name.padEnd(16)} ${command.summary}`);
-  lines.push('', "Run `spillway <command> --help` for a command's options. Configuration: --config FILE or SPILLWAY_CONFIG.");
+  lines.push(
+    '',
+    'Options:',
+    `  ${'-h, --help'.padEnd(16)} this list; \`spillway <command> --help\` (or \`spillway help <command>\`) shows a command's options`,
+    `  ${'-v, --version'.padEnd(16)} print the version`,
+    '',
+    'Examples:',
+    '  spillway serve                      MCP over HTTP at http://127.0.0.1:8787/mcp',
+    '  spillway demo                       the walkthrough, no model needed',
+    '  spillway call query_sql --set sql="SELECT 1 AS one"',
+    '',
+    'Configuration: --config FILE or SPILLWAY_CONFIG, laid over config/default.json (docs/configuration.md).',
+    'Exit codes: 0 done, 1 failed (one line on stderr says why), 2 bad usage; some commands add their own (see their --help).',
+  );
   return lines.join('\n');
 }
 
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [verb, ...rest] = argv;
-  if (verb === undefined || verb === '--help' || verb === '-h' || verb === 'help') {
+  if (verb === undefined) {
     io.out(usage());
-    return verb === undefined ? 2 : 0;
-  }
-  const command = commands.get(verb);
-  if (command === undefined) {
-    io.err(`spillway: unknown command "${verb}"\n\n${usage()}`);
     return 2;
   }
+  if (verb === '--version' || verb === '-v' || verb === 'version') {
+    io.out(packageVersion());
+    return 0;
+  }
+  if (verb === '--help' || verb === '-h' || verb === 'help') {
+    const topic = rest[0] === undefined ? undefined : commands.get(rest[0]);
+    if (rest[0] !== undefined && topic === undefined) return unknownCommand(io, rest[0]);
+    io.out(topic?.usage ?? usage());
+    return 0;
+  }
+  const command = commands.get(verb);
+  if (command === undefined) return unknownCommand(io, verb);
   if (rest.includes('--help') || rest.includes('-h')) {
     io.out(command.usage);
     return 0;
@@ -56,14 +79,22 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (SpillwayError.is(error)) {
-      io.err(`spillway ${verb}: ${error.message}`);
-      return 1;
-    }
     if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`spillway ${verb}: ${error.message}\n\n${command.usage}`);
+      io.err(`spillway ${verb}: ${oneLine(error.message).replace(/\.?$/, '.')} Run \`spillway ${verb} --help\` for its options.`);
       return 2;
+    }
+    const known = startupError(error);
+    if (SpillwayError.is(known)) {
+      io.err(`spillway ${verb}: ${oneLine(known.message)}`);
+      return 1;
     }
     throw error;
   }
+}
+
+function unknownCommand(io: CliIo, verb: string): number {
+  const meant = verb.length < 3 ? undefined : closeNames(verb, commands.keys(), 1)[0];
+  const hint = meant === undefined ? '' : ` (did you mean "${meant}"?)`;
+  io.err(`spillway: unknown command "${verb}"${hint}; commands: ${[...commands.keys()].join(', ')}; run \`spillway --help\` for more.`);
+  return 2;
 }

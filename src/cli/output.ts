@@ -13,3 +13,16 @@ export const processIo: CliIo = {
 };
 
 export type CommandHandler = (argv: string[], io: CliIo) => Promise<number>;
+
+/**
+ * A message on one line, for a failure printed on stderr: a list under a
+ * heading ("Invalid configuration:\n- a\n- b") becomes "Invalid configuration: a; b".
+ */
+export function oneLine(message: string): string {
+  const [head = '', ...rest] = message
+    .split('\n')
+    .map((line) => line.trim().replace(/^- /, ''))
+    .filter(Boolean);
+  if (rest.length === 0) return head;
+  return head.endsWith(':') ? `${head} ${rest.join('; ')}` : [head, ...rest].join('; ');
+}

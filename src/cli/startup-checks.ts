@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
+import type { StartupLogger } from '../log/logger.js';
 
 /**
  * Refuses a sandbox root that cannot become a writable folder (a file, a path
@@ -53,4 +54,13 @@ export function startupError(error: unknown): unknown {
     );
   }
   return error;
+}
+
+/**
+ * A start failed: its held log lines are dropped, since the CLI's one line says
+ * what happened, unless log.level asked for debug detail, which gets them.
+ */
+export function startFailed(startup: StartupLogger): void {
+  if (startup.logger.isLevelEnabled('debug')) startup.release();
+  else startup.discard();
 }

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import cron from 'node-cron';
 import { SpillwayError } from '../errors.js';
 import { parseJsonSafely } from '../util/safe-json.js';
-import { describeAjvError } from '../util/schema-errors.js';
 import { isJsonObject } from '../util/is-json-object.js';
+import { explainConfigErrors } from './explain-config-errors.js';
 import { packageRoot } from './package-root.js';
 import { defaultsOf } from './schema-defaults.js';
 import { configSchema, type Config } from './schema.js';
@@ -59,8 +59,8 @@ function schemaValidator(): ValidateFunction<Static<typeof configSchema>> {
 export function validateConfig(candidate: unknown): Config {
   const validate = schemaValidator();
   if (!validate(candidate)) {
-    const problems = (validate.errors ?? []).map(describeSchemaError);
-    throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${[...new Set(problems)].join('\n- ')}`, {
+    const problems = explainConfigErrors(validate.errors ?? []);
+    throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${problems.join('\n- ')}`, {
       errors: problems,
     });
   }
@@ -80,23 +80,6 @@ export function validateConfig(candidate: unknown): Config {
     throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${semantic.join('\n- ')}`, { errors: semantic });
   }
   return config;
-}
-
-function describeSchemaError(error: ErrorObject): string {
-  const key = error.instancePath
-    .split('/')
-    .slice(1)
-    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'additionalProperties') {
-    const where = key === '' ? String(params.additionalProperty) : `${key}.${String(params.additionalProperty)}`;
-    const allowed = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-    return `unknown key "${where}"${allowed.length ? `; allowed here: ${allowed.join(', ')}` : ''}`;
-  }
-  if (error.keyword === 'required') return `${key === '' ? '' : `${key}.`}${String(params.missingProperty)}: is required`;
-  if (error.keyword === 'propertyNames') return `${key}: key "${String(params.propertyName)}" is not allowed (letters, digits, _ and -; at most 32)`;
-  return describeAjvError(error, key === '' ? '(top level)' : key);
 }
 
 function readJsonFile(file: string): unknown {
@@ -132,16 +115,17 @@ function resolvePaths(layer: unknown, baseDir: string): Json {
       errors: ['(top level): must be object'],
     });
   }
-  const at = (value: unknown): unknown => (typeof value === 'string' && value.length > 0 ? path.resolve(baseDir, value) : value);
-  const sandbox = layer.sandbox;
-  if (isJsonObject(sandbox)) sandbox.root = at(sandbox.root);
-  const data = layer.data;
-  if (isJsonObject(data)) data.dir = at(data.dir);
+  // Only keys the layer sets: writing `root: undefined` into `{"sandbox": {}}` would hide the default under it.
+  const resolve = (holder: unknown, key: string): void => {
+    if (!isJsonObject(holder) || !Object.hasOwn(holder, key)) return;
+    const value = holder[key];
+    if (typeof value === 'string' && value.length > 0) holder[key] = path.resolve(baseDir, value);
+  };
+  resolve(layer.sandbox, 'root');
+  resolve(layer.data, 'dir');
   const sql = layer.sql;
-  if (isJsonObject(sql) && isJsonObject(sql.source) && sql.source.type === 'sqlite') sql.source.file = at(sql.source.file);
+  if (isJsonObject(sql) && isJsonObject(sql.source) && sql.source.type === 'sqlite') resolve(sql.source, 'file');
   const upstreams = layer.upstreams;
-  if (isJsonObject(upstreams)) {
-    for (const entry of Object.values(upstreams)) if (isJsonObject(entry) && 'cwd' in entry) entry.cwd = at(entry.cwd);
-  }
+  if (isJsonObject(upstreams)) for (const entry of Object.values(upstreams)) resolve(entry, 'cwd');
   return layer;
 }

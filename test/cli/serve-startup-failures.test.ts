@@ -19,7 +19,8 @@ async function serveFails(
   const file = path.join(dir, 'spillway.json');
   await writeFile(
     file,
-    JSON.stringify({ sandbox: { root: 'sandbox' }, data: { dir: 'data' }, demo: { rows: 200, seed: 3 }, log: { level: 'warn' }, ...config }),
+    // No log.level: a failed start shows no log lines at the default level either.
+    JSON.stringify({ sandbox: { root: 'sandbox' }, data: { dir: 'data' }, demo: { rows: 200, seed: 3 }, ...config }),
   );
   const child = spawnChild(t, process.execPath, [path.join(packageRoot, 'bin', 'spillway.js'), 'serve', '--config', file, ...args], {
     cwd: dir,
@@ -65,9 +66,6 @@ test('spillway serve with an unusable server.auth ends with one line naming the 
   assertOneLine(await serveFails(t, { server: { host: '0.0.0.0', port: 0 } }), /server\.auth\.mode is "none".*docs\/auth\.md/);
   const bearer = { mode: 'bearer', tokens: [{ principal: 'alice', secretEnv: 'SPILLWAY_TOKEN_ALICE' }] };
   assertOneLine(await serveFails(t, { server: { port: 0, auth: bearer } }), /server\.auth\.tokens\[0\]\.secretEnv .*SPILLWAY_TOKEN_ALICE.* not set/);
-  // A schema violation lists each key on its own line (as every config error does), still without a stack.
-  const invalid = await serveFails(t, { server: { port: 0, auth: { mode: 'bearer' } } });
-  assert.equal(invalid.code, 1);
-  assert.match(invalid.stderr, /^spillway serve: Invalid configuration:\n- server\.auth/);
-  assert.doesNotMatch(invalid.stderr, /^\s+at /m);
+  // A schema violation's problems are joined on the one line.
+  assertOneLine(await serveFails(t, { server: { port: 0, auth: { mode: 'bearer' } } }), /^spillway serve: Invalid configuration: server\.auth/);
 });

@@ -9,6 +9,7 @@ import { createLogger } from '../../log/logger.js';
 import { startUpstreams } from '../../upstream/start-upstreams.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
+import { commandLogLevel } from '../command-log-level.js';
 import type { CliIo } from '../output.js';
 
 export const callUsage = `spillway call TOOL [--args-file F] [--set key=value …] [--conversation C] [--principal P] [--json]
@@ -31,7 +32,12 @@ Exit codes: 0 done; 2 usage; 3 unknown tool (TOOL_NOT_FOUND); 4 arguments not
 readable as a JSON object (INVALID_JSON, ARGS_NOT_OBJECT); 5 arguments violate
 the tool's schema (INVALID_ARGUMENTS); 6 refused by policy or approval
 (PERMISSION_DENIED, APPROVAL_DECLINED, APPROVAL_UNAVAILABLE); 7 the tool failed
-(any other code). A failure prints one line on stderr: "spillway call: CODE: message".`;
+(any other code). A failure prints one line on stderr: "spillway call: CODE: message".
+
+Examples:
+  spillway call query_sql --conversation q3 --set sql="SELECT * FROM transactions WHERE amount >= 200"
+  spillway call export_table --conversation q3 --set source=results/0001-query_sql.jsonl --set format=xlsx
+  echo '{"path":"results/0001-query_sql.jsonl","limit":5}' | spillway call read_file --conversation q3 --args-file - --json`;
 
 /** One exit code per class of failure, so a playbook can branch on it. */
 export const callExitCodes = {
@@ -77,7 +83,7 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
     strict: true,
   });
   if (positionals.length !== 1) {
-    io.err(`spillway call: give exactly one TOOL (got ${positionals.length}).\n\n${callUsage}`);
+    io.err(`spillway call: give exactly one TOOL (got ${positionals.length}); run \`spillway call --help\` for its options.`);
     return callExitCodes.usage;
   }
   const toolName = positionals[0] as string;
@@ -90,7 +96,7 @@ export async function callCommand(argv: string[], io: CliIo): Promise<number> {
   }
 
   const config = loadConfig({ file: values.config });
-  const host = await createHost({ config, logger: createLogger(config.log.level === 'info' ? 'warn' : config.log.level) });
+  const host = await createHost({ config, logger: createLogger(commandLogLevel(config.log.level)) });
   try {
     // One call from a shell: wait for the upstreams' first attempts, so their tools are there.
     await startUpstreams(host).settled();

@@ -28,7 +28,12 @@ retention.tempGraceMs, and temporary second links on published files.
 
 Exit status: 0 done; 1 could not run (no marker, root of /, bad config);
 2 bad options; 3 ran, but some files could not be deleted (see the report);
-75 another sweep holds the lock (try again later).`;
+75 another sweep holds the lock (try again later).
+
+Examples:
+  spillway cleanup --dry-run
+  spillway cleanup --older-than 36h --list
+  spillway cleanup --json --config /etc/spillway/config.json`;
 
 export const exitLocked = 75;
 export const exitPartial = 3;

@@ -10,6 +10,7 @@ import type { ProgressMessage } from '../../files/pool/worker-task.js';
 import { normalizeSelection } from '../../files/selection/selection.js';
 import type { DocumentResult, DocumentTask, TableResult, TableTask } from '../../files/pool/worker-task.js';
 import { formatBytes, formatCount, plural } from '../../util/format.js';
+import { commandLogLevel } from '../command-log-level.js';
 import type { CliIo } from '../output.js';
 
 export const exportUsage = `spillway export SOURCE [--format csv|xlsx|docx|pptx] [-o FILE] [options]
@@ -26,7 +27,12 @@ header) with the same worker code the export_table tool uses.
   --json             print the result as JSON (for scripts)
   --config FILE      configuration (worker pool size, documents.maxTableRows)
 
-A progress bar is shown on stderr when stdout is a terminal.`;
+A progress bar is shown on stderr when stdout is a terminal. Exit codes: 0
+done, 1 refused (one line on stderr says why), 2 usage error.
+
+Examples:
+  spillway export results.jsonl -o report.xlsx
+  spillway export rows.csv --format docx --columns id,amount:Amount --sort amount:desc --range 0:100`;
 
 const formats = ['csv', 'xlsx', 'docx', 'pptx'] as const;
 type Format = (typeof formats)[number];
@@ -48,7 +54,7 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
     strict: true,
   });
   if (positionals.length !== 1) {
-    io.err(`spillway export: give exactly one SOURCE file (got ${positionals.length}).\n\n${exportUsage}`);
+    io.err(`spillway export: give exactly one SOURCE file (got ${positionals.length}); run \`spillway export --help\` for its options.`);
     return 2;
   }
   const source = path.resolve(positionals[0] as string);
@@ -61,7 +67,7 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
   const selection = normalizeSelection({ columns: parseColumns(values.columns), sort: parseSort(values.sort), range: parseRange(values.range) });
 
   const config = loadConfig({ file: values.config });
-  const pool = new FilePool({ ...config.workers, logger: createLogger(config.log.level === 'info' ? 'warn' : config.log.level) });
+  const pool = new FilePool({ ...config.workers, logger: createLogger(commandLogLevel(config.log.level)) });
   const bar = io.interactive ? progressBar() : undefined;
   try {
     const target = { kind: 'local' as const, path: output, overwrite: values.force };

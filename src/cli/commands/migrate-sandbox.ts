@@ -23,7 +23,11 @@ by the next.
 
 Exit status: 0 done (or nothing to do); 1 could not run (no marker, bad
 principal); 2 bad options; 3 some folders were left because the destination
-already exists (see the output).`;
+already exists (see the output).
+
+Examples:
+  spillway migrate-sandbox --dry-run
+  spillway migrate-sandbox --root /var/lib/spillway/sandbox --principal alice`;
 
 export async function migrateSandboxCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({

@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/load-config.js';
 import { createLogger } from '../../log/logger.js';
 import { UpstreamConnection, type UpstreamStatus } from '../../upstream/upstream-connection.js';
 import { exposedToolName } from '../../upstream/upstream-tool.js';
+import { commandLogLevel } from '../command-log-level.js';
 import type { CliIo } from '../output.js';
 
 export const upstreamsUsage = `spillway upstreams [--config FILE] [--json]
@@ -10,7 +11,14 @@ export const upstreamsUsage = `spillway upstreams [--config FILE] [--json]
 Connects once to every upstream MCP server in the configuration (the same way
 \`spillway serve\` does), lists each one's state and tools as offered
 (NAME__tool), or the error and the server's last stderr lines, then disconnects.
-Exit code 0 when every upstream connected, 1 when one did not.`;
+Exit code 0 when every upstream connected, 1 when one did not.
+
+  --config FILE   configuration (default SPILLWAY_CONFIG, then config/default.json)
+  --json          print the state of each upstream as JSON
+
+Examples:
+  spillway upstreams --config spillway.json
+  spillway upstreams --json | jq '.upstreams[] | {name, state}'`;
 
 export async function upstreamsCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -19,7 +27,7 @@ export async function upstreamsCommand(argv: string[], io: CliIo): Promise<numbe
     strict: true,
   });
   const config = loadConfig({ file: values.config });
-  const logger = createLogger(config.log.level === 'info' ? 'warn' : config.log.level);
+  const logger = createLogger(commandLogLevel(config.log.level));
   const connections = Object.entries(config.upstreams).map(
     ([name, entry]) => new UpstreamConnection({ name, entry, settings: config.upstream, logger, reconnect: false }),
   );

@@ -3,10 +3,10 @@ import { loadConfig } from '../../config/load-config.js';
 import { defaultKeyPrefix } from '../../coordination/open-coordinator.js';
 import { redactUrl } from '../../util/redact-url.js';
 import { fileJobQueueName } from '../../jobs/job-names.js';
-import { createLogger } from '../../log/logger.js';
+import { createStartupLogger } from '../../log/logger.js';
 import { SandboxRoot } from '../../sandbox/index.js';
 import type { CliIo } from '../output.js';
-import { checkWritableFolder, startupError } from '../startup-checks.js';
+import { checkWritableFolder, startFailed } from '../startup-checks.js';
 
 export const workerUsage = `spillway worker [--config FILE]
 
@@ -16,7 +16,13 @@ workers.poolSize threads (0 = one per core), in the sandbox on the shared
 volume (sandbox.root, as mounted on this node). Prints one "ready" line when
 it takes jobs. SIGTERM or SIGINT: stops taking jobs, lets the running ones
 finish, exits 0. Without coordination.redis it exits 2; when Redis cannot be
-reached at start, 1.`;
+reached at start, 1 (one line on stderr, no log lines).
+
+  --config FILE   configuration (default SPILLWAY_CONFIG, then config/default.json)
+
+Examples:
+  spillway worker --config /etc/spillway/config.json
+  SPILLWAY_CONFIG=fleet.json spillway worker`;
 
 export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true });
@@ -26,7 +32,9 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
     io.err('spillway worker: coordination.redis is not set; a worker takes jobs from the Redis the replicas share (set coordination.redis.url in the config).');
     return 2;
   }
-  const logger = createLogger(config.log.level);
+  // The start's log lines wait: a worker that cannot start ends with one line, not a log.
+  const startup = createStartupLogger(config.log.level);
+  const logger = startup.logger;
   // BullMQ loads only for this verb, never on the start path of the others.
   const { startFileJobWorker } = await import('../../jobs/file-job-worker.js');
   const worker = await checkWritableFolder(config.sandbox.root, 'sandbox.root')
@@ -43,8 +51,10 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
       }),
     )
     .catch((error: unknown) => {
-      throw startupError(error);
+      startFailed(startup);
+      throw error;
     });
+  startup.release();
   io.out(`spillway worker: ready (${worker.threads} threads, queue ${fileJobQueueName} at ${redactUrl(redis.url)})`);
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
