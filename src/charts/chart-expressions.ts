@@ -84,9 +84,9 @@ function nodeProblem(node: unknown, options: ExpressionOptions): string | undefi
   const record = node as Record<string, unknown>;
   const own = callProblem(record, options) ?? memberProblem(record);
   if (own !== undefined) return own;
-  for (const [key, child] of Object.entries(record)) {
-    // A regex literal's value is a RegExp object, not a node.
-    if (key === 'value' || key === 'regex') continue;
+  // A literal's value (a RegExp object for /…/) is not a node; an object property's value is.
+  if (record.type === 'Literal') return undefined;
+  for (const child of Object.values(record)) {
     const problem = nodeProblem(child, options);
     if (problem !== undefined) return problem;
   }
