@@ -62,7 +62,12 @@ export function expressionProblem(text: string, options: ExpressionOptions = {})
   } catch (error) {
     return `the expression does not parse (${(error as Error).message})`;
   }
-  return nodeProblem(ast, options);
+  try {
+    return nodeProblem(ast, options);
+  } catch (error) {
+    if (error instanceof RangeError) return 'the expression is nested too deeply';
+    throw error;
+  }
 }
 
 /** Throws CHART_SPEC_INVALID naming the pointer when the expression calls a function outside the allow-list. */

@@ -31,15 +31,19 @@ export const defaultSizeLimits: SizeLimits = { maxPixels: 4096 * 4096, scale: 2 
  */
 export function checkChartSpec(spec: unknown, limits: SizeLimits = defaultSizeLimits): Record<string, unknown> {
   if (!isJsonObject(spec)) throw invalid('The spec must be a Vega-Lite JSON object such as {"mark": "bar", "encoding": {...}}.', '');
+  walk(spec, '', limits, 0);
   const text = JSON.stringify(spec);
   if (text.length > maxSpecChars) throw invalid(`The spec is ${text.length} characters; at most ${maxSpecChars} are allowed.`, '');
-  walk(spec, '', limits);
   return spec;
 }
 
-function walk(value: unknown, pointer: string, limits: SizeLimits): void {
+/** Deeper than any real spec; a deeper one is refused before anything recurses through it. */
+const maxDepth = 64;
+
+function walk(value: unknown, pointer: string, limits: SizeLimits, depth: number): void {
+  if (depth > maxDepth) throw invalid(`Refused at ${pointer}: the spec is nested more than ${maxDepth} levels deep.`, pointer);
   if (Array.isArray(value)) {
-    value.forEach((item, index) => walk(item, `${pointer}/${index}`, limits));
+    value.forEach((item, index) => walk(item, `${pointer}/${index}`, limits, depth + 1));
     return;
   }
   if (!isJsonObject(value)) return;
@@ -53,7 +57,7 @@ function walk(value: unknown, pointer: string, limits: SizeLimits): void {
     }
     if (typeof member === 'string' && (expressionKeys.has(key) || key.endsWith('Expr'))) checkExpression(member, at);
     checkCaps(value, key, member, at, limits);
-    walk(member, at, limits);
+    walk(member, at, limits, depth + 1);
   }
 }
 

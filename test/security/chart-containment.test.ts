@@ -49,6 +49,12 @@ const gone = (pid: number): boolean => {
   }
 };
 
+function deep(levels: number): unknown {
+  let value: unknown = 1;
+  for (let level = 0; level < levels; level += 1) value = { a: value };
+  return value;
+}
+
 const crashSpecs: [string, Record<string, unknown>, string, string?][] = [
   [
     'an escaped \\u0073equence in a calculate',
@@ -96,6 +102,12 @@ const crashSpecs: [string, Record<string, unknown>, string, string?][] = [
     'compiled',
   ],
   ['a width that fits its container', { ...bar, width: 'container' }, 'CHART_SPEC_INVALID', 'container'],
+  ['a spec nested 1,000 levels deep', { ...bar, usermeta: deep(1000) }, 'CHART_SPEC_INVALID', 'nested'],
+  [
+    'an expression nested 5,000 parentheses deep',
+    { ...bar, transform: [{ calculate: `${'('.repeat(5000)}1${')'.repeat(5000)}`, as: 'q' }] },
+    'CHART_SPEC_INVALID',
+  ],
   ['a tick count of a billion', { ...bar, encoding: { ...bar.encoding, y: { ...bar.encoding.y, axis: { tickCount: 1e9 } } } }, 'CHART_TOO_LARGE', 'tickCount'],
 ];
 
