@@ -50,8 +50,18 @@ export class ChartProcess {
     this.process.stderr?.on('data', (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-stderrTailChars);
     });
-    this.exited = new Promise((resolve) => this.process.once('exit', () => resolve()));
-    void this.exited.then(() => (this.hasExited = true));
+    // A failed kill or send is reported where it happens (run, ready); an 'error' event without a listener would end the host.
+    this.process.on('error', () => undefined);
+    this.exited = new Promise((resolve) => {
+      this.process.once('exit', () => {
+        this.hasExited = true;
+        resolve();
+      });
+      // A process that never started has no exit to wait for.
+      this.process.once('error', () => {
+        if (this.process.pid === undefined) resolve();
+      });
+    });
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new SpillwayError('CHART_FAILED', 'The chart process did not start; try again.')), readyWithinMs);
       timer.unref();
@@ -62,7 +72,7 @@ export class ChartProcess {
       });
       this.process.once('exit', () => {
         clearTimeout(timer);
-        reject(this.death(undefined, this.process.exitCode, this.process.signalCode, memoryBytes));
+        reject(this.death(this.stopping, this.process.exitCode, this.process.signalCode, memoryBytes));
       });
       this.process.once('error', (error) => reject(new SpillwayError('CHART_FAILED', `Cannot start the chart process: ${error.message}`)));
     });
@@ -129,7 +139,14 @@ export class ChartProcess {
         () => {
           if (settled) return;
           timer = setTimeout(() => fail(timedOut(options.timeoutMs), true), options.timeoutMs);
-          this.process.send(task);
+          const unsent = (error: Error | null) => {
+            if (error !== null) fail(new SpillwayError('CHART_FAILED', `The chart could not be handed to its process: ${error.message}`), true);
+          };
+          try {
+            this.process.send(task, unsent);
+          } catch (error) {
+            unsent(error as Error);
+          }
         },
         (error: unknown) => fail(SpillwayError.is(error) ? error : new SpillwayError('CHART_FAILED', String(error)), true),
       );

@@ -1,12 +1,13 @@
 /**
  * Vega-Lite → Vega → SVG (vega's headless renderer) → PNG (resvg). Runs inside
- * the chart process; the host has checked the spec (check-spec.ts), and what
- * Vega-Lite compiled is checked here again before Vega runs it.
+ * the chart process; the spec is checked (check-spec.ts) as in the host, and
+ * what Vega-Lite compiled is checked too before Vega runs it.
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { SpillwayError } from '../errors.js';
 import { checkCompiledSpec } from './check-compiled-spec.js';
+import { checkChartSpec } from './check-spec.js';
 import { rasterizeChecked } from './raster-png.js';
 import { sanitizeSvg } from './sanitize-svg.js';
 import { capBins } from './vega-guards.js';
@@ -92,6 +93,9 @@ async function runView(spec: vega.Spec): Promise<vega.View> {
 }
 
 export async function renderChart(request: ChartRequest): Promise<ChartImages> {
+  const maxPixels = request.maxPixels ?? defaultMaxPixels;
+  // Checked again here: a fleet's job comes from Redis, not straight from the replica that checked it.
+  checkChartSpec(request.spec, { maxPixels, scale: request.scale });
   const vegaSpec = compileSpec(request);
   checkCompiledSpec(vegaSpec);
   const view = await runView(vegaSpec);
@@ -106,7 +110,7 @@ export async function renderChart(request: ChartRequest): Promise<ChartImages> {
       );
     }
     svg = sanitizeSvg(await view.toSVG());
-    const image = rasterizeChecked(svg, { scale: request.scale, maxPixels: request.maxPixels ?? defaultMaxPixels, limitKey: 'charts.maxPixels' });
+    const image = rasterizeChecked(svg, { scale: request.scale, maxPixels, limitKey: 'charts.maxPixels' });
     return { svg, ...image, marks };
   } catch (error) {
     if (SpillwayError.is(error)) throw error;
