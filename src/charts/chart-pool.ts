@@ -83,7 +83,9 @@ export class ChartPool implements ChartRenderer {
 
   private take(memoryBytes: number): ChartProcess {
     for (let child = this.idle.pop(); child !== undefined; child = this.idle.pop()) {
-      if (child.alive) return child;
+      if (child.alive && child.memoryBytes === memoryBytes) return child;
+      // charts.memoryBytes changed (a configuration reload): the next process starts with the new cap.
+      void child.kill('its memory cap changed');
     }
     return new ChartProcess(memoryBytes);
   }

@@ -38,7 +38,7 @@ export class ChartProcess {
   private stderr = '';
   private stopping: string | undefined;
 
-  constructor(memoryBytes: number) {
+  constructor(readonly memoryBytes: number) {
     const heapMb = Math.max(16, Math.floor(memoryBytes / 1024 / 1024));
     this.process = fork(childModule, [], {
       // Never inherit --test or inspector flags; never write to the parent's stdout (the MCP stdio transport).

@@ -284,3 +284,35 @@ test('no chart process outlives the host, idle or in the middle of a chart', asy
     [],
   );
 });
+
+/** Resolves once the process is gone (waits on the condition, decides nothing by time). */
+async function untilGone(pid: number): Promise<void> {
+  while (!gone(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+test('a chart process is reused while it stays small, ended when its RSS passed the bound after a call, and replaced when charts.memoryBytes changes', async (t) => {
+  const request = { spec: bar, rows, maxMarks: 20_000, scale: 1 };
+  const options = { timeoutMs: 60_000 };
+  let memoryBytes = 512 * 1024 * 1024;
+  const pool = new ChartPool({ threads: 1, maxQueue: 4, memoryBytes: () => memoryBytes });
+  t.after(() => pool.close());
+  await pool.render(request, options);
+  const [first] = pool.processIds();
+  assert.ok(first !== undefined);
+  await pool.render(request, options);
+  assert.deepEqual(pool.processIds(), [first], 'the warm process served the second chart');
+  memoryBytes = 256 * 1024 * 1024;
+  await pool.render(request, options);
+  const [second] = pool.processIds();
+  assert.ok(second !== undefined && second !== first, 'a new cap, a new process');
+  await untilGone(first);
+
+  const small = new ChartPool({ threads: 1, maxQueue: 4, recycleRssBytes: 1 });
+  t.after(() => small.close());
+  const rendering = small.render(request, options);
+  while (small.processIds().length === 0) await new Promise((resolve) => setImmediate(resolve));
+  const [recycled] = small.processIds();
+  await rendering;
+  assert.deepEqual(small.processIds(), [], 'a process past the RSS bound is not kept');
+  await untilGone(recycled as number);
+});
