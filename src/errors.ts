@@ -81,8 +81,10 @@ export const errorCodes = {
   // charts
   CHART_SPEC_INVALID:
     'The Vega-Lite specification is not usable (not an object, brings its own data, fetches a URL, or uses a refused expression); details.pointer says where.',
-  CHART_TOO_LARGE: 'The chart would draw more rows or marks than charts.maxRows / charts.maxMarks allow; aggregate first with query_files or query_sql.',
-  CHART_FAILED: 'Vega could not render the chart; details.message holds its reason.',
+  CHART_TOO_LARGE:
+    'The chart would bind, draw or allocate more than a cap allows (charts.maxRows, charts.maxMarks, charts.maxPixels, charts.memoryBytes, or a fixed cap on bins and generated values); details.limit names it. Aggregate first with query_files or query_sql, or draw less.',
+  CHART_FAILED:
+    'Vega could not render the chart, or its chart process crashed or ran past charts.timeoutMs (details.limit) and was killed; details.message holds the reason. The next chart gets a fresh process.',
 
   // retention
   RETENTION_LOCKED: 'Another sweep holds the lock on this sandbox root.',

@@ -1,29 +1,44 @@
-import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
 import { SpillwayError } from '../errors.js';
 import { AdmissionGate } from '../util/admission-gate.js';
-import { deadlineSignal } from '../util/deadline-signal.js';
-import type { ChartRenderer } from './chart-renderer.js';
+import type { ChartRenderer, RenderOptions } from './chart-renderer.js';
+import type { ChartTask } from './chart-protocol.js';
+import { ChartProcess } from './chart-process.js';
 import type { RasterImage, SvgRequest } from './rasterize-svg.js';
 import type { ChartImages, ChartRequest } from './render-chart.js';
 
-/** Compiled worker modules sit in dist/workers/, two folders up from dist/src/charts/. */
-const chartWorker = fileURLToPath(new URL('../../workers/chart.js', import.meta.url));
+/** charts.memoryBytes' default: the heap of one chart process. */
+export const defaultChartMemoryBytes = 1024 * 1024 * 1024;
 
-/** Heap of one chart thread: a spec that builds huge values ends its thread, not the host. */
-const workerHeapMb = 512;
+export interface ChartPoolOptions {
+  /** Chart processes rendering at once. */
+  threads: number;
+  /** Renders waiting at most; more are refused (BUSY). */
+  maxQueue: number;
+  queueWaitMs?: number;
+  /** The admission gate (a host shares its own, shown in /healthz); absent, one is made from the caps above. */
+  gate?: AdmissionGate;
+  /** The heap cap of a chart process (charts.memoryBytes), read when a process starts. */
+  memoryBytes?: () => number;
+  /** A process whose RSS is past this after a call is ended, so the memory goes back; default half its heap cap, at least 384 MiB. */
+  recycleRssBytes?: number;
+}
 
 /**
- * The chart worker threads (one by default: charts are small and rendering is
- * CPU-bound). A render past its deadline has its thread ended by piscina.
+ * Renders charts and rasterizes SVG images in child processes
+ * (workers/chart.ts), each with a capped heap and a deadline: a chart that
+ * runs out of memory, crashes, or runs past charts.timeoutMs fails that call
+ * with a coded error, and the next call gets a fresh process. A process that
+ * answered is kept warm for the next call (loading Vega takes a while) unless
+ * it grew past recycleRssBytes.
  */
 export class ChartPool implements ChartRenderer {
-  private pool: Piscina | undefined;
+  private readonly idle: ChartProcess[] = [];
+  private readonly busy = new Set<ChartProcess>();
   private closed = false;
-  /** Renders admitted (piscina does not count signalled tasks against its maxQueue, so they are counted here). */
+  /** Renders admitted (running and waiting are capped here, before any process is asked). */
   readonly gate: AdmissionGate;
 
-  constructor(private readonly options: { threads: number; maxQueue: number; queueWaitMs?: number; gate?: AdmissionGate }) {
+  constructor(private readonly options: ChartPoolOptions) {
     this.gate =
       options.gate ??
       new AdmissionGate({
@@ -33,63 +48,62 @@ export class ChartPool implements ChartRenderer {
       });
   }
 
-  render(request: ChartRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ChartImages> {
-    return this.run<ChartImages>(request, options);
+  render(request: ChartRequest, options: RenderOptions): Promise<ChartImages> {
+    return this.run<ChartImages>({ type: 'chart', request }, options);
   }
 
-  /** An SVG image as a PNG, on the same threads, deadline and heap cap as charts. */
-  rasterize(request: SvgRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<RasterImage> {
-    return this.run<RasterImage>(request, options);
+  /** An SVG image as a PNG, in the same processes, deadline and memory cap as charts. */
+  rasterize(request: SvgRequest, options: RenderOptions): Promise<RasterImage> {
+    return this.run<RasterImage>({ type: 'raster', request }, options);
   }
 
-  private async run<R>(request: ChartRequest | SvgRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<R> {
+  /** The process ids of the chart processes alive now (for tests and diagnostics). */
+  processIds(): number[] {
+    return [...this.idle, ...this.busy].flatMap((child) => (child.process.pid === undefined ? [] : [child.process.pid]));
+  }
+
+  private async run<R>(task: ChartTask, options: RenderOptions): Promise<R> {
     const release = await this.gate.admit(options.signal === undefined ? {} : { signal: options.signal });
     try {
-      return await this.runAdmitted<R>(request, options);
+      if (this.closed) throw new SpillwayError('CHART_FAILED', 'The chart processes are shut down (the host is closing).');
+      const memoryBytes = this.options.memoryBytes?.() ?? defaultChartMemoryBytes;
+      const child = this.take(memoryBytes);
+      this.busy.add(child);
+      try {
+        return await child.run<R>(task, { ...options, memoryBytes });
+      } finally {
+        this.busy.delete(child);
+        // A refusal from a live child leaves it usable; a dead or stopped one is replaced next time.
+        if (child.alive) this.giveBack(child, memoryBytes);
+      }
     } finally {
       release();
     }
   }
 
-  private async runAdmitted<R>(request: ChartRequest | SvgRequest, options: { timeoutMs: number; signal?: AbortSignal }): Promise<R> {
-    if (this.closed) throw new SpillwayError('CHART_FAILED', 'The chart workers are shut down (the host is closing).');
-    const pool = (this.pool ??= new Piscina({
-      filename: chartWorker,
-      maxThreads: this.options.threads,
-      minThreads: 0,
-      idleTimeout: 30_000,
-      maxQueue: this.options.maxQueue,
-      resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
-    }));
-    const deadline = deadlineSignal(options.signal, options.timeoutMs);
-    const signal = deadline.signal;
-    try {
-      const reply = (await pool.run(request, { signal })) as { ok: true; result: R } | { ok: false; error: { code: never; message: string } };
-      if (!reply.ok) throw SpillwayError.fromJSON(reply.error);
-      return reply.result;
-    } catch (error) {
-      if (SpillwayError.is(error)) throw error;
-      if (deadline.timedOut()) {
-        throw new SpillwayError(
-          'CHART_FAILED',
-          `Rendering took longer than charts.timeoutMs (${options.timeoutMs} ms) and was stopped. Simplify the spec or aggregate the data first.`,
-          {
-            limit: 'charts.timeoutMs',
-            value: options.timeoutMs,
-          },
-        );
-      }
-      const message = error instanceof Error ? error.message : String(error);
-      throw new SpillwayError('CHART_FAILED', `The chart worker failed: ${message}`, { message });
-    } finally {
-      deadline.done();
+  private take(memoryBytes: number): ChartProcess {
+    for (let child = this.idle.pop(); child !== undefined; child = this.idle.pop()) {
+      if (child.alive && child.memoryBytes === memoryBytes) return child;
+      // charts.memoryBytes changed (a configuration reload): the next process starts with the new cap.
+      void child.kill('its memory cap changed');
     }
+    return new ChartProcess(memoryBytes);
   }
 
+  private giveBack(child: ChartProcess, memoryBytes: number): void {
+    const bound = this.options.recycleRssBytes ?? Math.max(384 * 1024 * 1024, memoryBytes / 2);
+    if (this.closed || child.lastRss > bound || this.idle.length >= this.options.threads) {
+      void child.kill('it was retired');
+      return;
+    }
+    child.idle();
+    this.idle.push(child);
+  }
+
+  /** Ends every chart process, idle or running (a running call fails with CHART_FAILED), and resolves once they are gone. */
   async close(): Promise<void> {
     this.closed = true;
-    const pool = this.pool;
-    this.pool = undefined;
-    await pool?.close({ force: true });
+    const children = [...this.idle.splice(0), ...this.busy];
+    await Promise.all(children.map((child) => child.kill('the host is closing')));
   }
 }

@@ -21,13 +21,16 @@ export interface DrawChartInput {
 /**
  * One chart from a sandbox table: the spec checked, the rows read under
  * query_files' locks (capped by charts.maxRows), rendered to SVG and PNG in
- * the chart worker. build_chart and chart blocks in documents both use it.
+ * a chart process. build_chart and chart blocks in documents both use it.
  */
 export async function drawChart(input: DrawChartInput): Promise<{ rows: number; images: ChartImages }> {
-  const spec = checkChartSpec(input.spec);
   const { engine, sandbox, config, selection } = input;
+  const { maxMarks, timeoutMs, scale, maxPixels } = config.charts;
+  const spec = checkChartSpec(input.spec, { maxPixels, scale });
   const rows = await readChartRows({ engine, sandbox, config, selection, ...(input.signal === undefined ? {} : { signal: input.signal }) });
-  const { maxMarks, timeoutMs, scale } = config.charts;
-  const images = await input.pool.render({ spec, rows, maxMarks, scale }, { timeoutMs, ...(input.signal === undefined ? {} : { signal: input.signal }) });
+  const images = await input.pool.render(
+    { spec, rows, maxMarks, scale, maxPixels },
+    { timeoutMs, ...(input.signal === undefined ? {} : { signal: input.signal }) },
+  );
   return { rows: rows.length, images };
 }

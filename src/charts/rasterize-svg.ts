@@ -1,5 +1,5 @@
 /**
- * An SVG image from the sandbox → PNG (resvg), inside the chart worker, for
+ * An SVG image from the sandbox → PNG (resvg), inside the chart process, for
  * document image blocks: DOCX and PPTX embed pictures, and a PNG renders the
  * same in every office suite.
  */
@@ -37,6 +37,13 @@ export function rasterizeSvg(request: SvgRequest): RasterImage {
     fitTo: { mode: 'zoom', value: scale },
     font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },
   });
-  const image = sized.render();
-  return { png: image.asPng(), width: image.width, height: image.height };
+  try {
+    const image = sized.render();
+    return { png: image.asPng(), width: image.width, height: image.height };
+  } catch (error) {
+    throw new SpillwayError('CHART_FAILED', `${request.path} could not be drawn as a PNG: ${(error as Error).message}`, {
+      path: request.path,
+      message: (error as Error).message,
+    });
+  }
 }

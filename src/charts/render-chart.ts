@@ -1,11 +1,16 @@
 /**
  * Vega-Lite → Vega → SVG (vega's headless renderer) → PNG (resvg). Runs inside
- * the chart worker; the caller has checked the spec (check-spec.ts).
+ * the chart process; the spec is checked (check-spec.ts) as in the host, and
+ * what Vega-Lite compiled is checked too before Vega runs it.
  */
-import { Resvg } from '@resvg/resvg-js';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { SpillwayError } from '../errors.js';
+import { checkCompiledSpec } from './check-compiled-spec.js';
+import { checkChartSpec } from './check-spec.js';
+import { rasterizeChecked } from './raster-png.js';
+import { sanitizeSvg } from './sanitize-svg.js';
+import { capBins } from './vega-guards.js';
 
 export interface ChartRequest {
   spec: Record<string, unknown>;
@@ -13,6 +18,8 @@ export interface ChartRequest {
   maxMarks: number;
   /** PNG pixels per SVG unit. */
   scale: number;
+  /** charts.maxPixels: the PNG's area at most (absent in jobs of an older replica: the default). */
+  maxPixels?: number;
 }
 
 export interface ChartImages {
@@ -25,6 +32,9 @@ export interface ChartImages {
 
 const defaultWidth = 640;
 const defaultHeight = 360;
+export const defaultMaxPixels = 4096 * 4096;
+
+capBins();
 
 /** The spec with the rows bound and a readable default size and background. */
 export function bindRows(spec: Record<string, unknown>, rows: Record<string, unknown>[]): TopLevelSpec {
@@ -47,35 +57,65 @@ function countMarks(node: unknown): number {
   return count;
 }
 
-export async function renderChart(request: ChartRequest): Promise<ChartImages> {
-  let vegaSpec: vega.Spec;
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+function compileSpec(request: ChartRequest): vega.Spec {
   try {
-    vegaSpec = compile(bindRows(request.spec, request.rows)).spec;
+    return compile(bindRows(request.spec, request.rows)).spec;
   } catch (error) {
-    throw new SpillwayError('CHART_SPEC_INVALID', `Vega-Lite could not compile the spec: ${(error as Error).message}`, { message: (error as Error).message });
+    throw new SpillwayError('CHART_SPEC_INVALID', `Vega-Lite could not compile the spec: ${messageOf(error)}`, { message: messageOf(error) });
   }
-  let view: vega.View;
+}
+
+/** Parses and runs the Vega spec headless; the first error Vega logs (a refused bin count among them) fails the chart. */
+async function runView(spec: vega.Spec): Promise<vega.View> {
+  let logged: unknown;
+  const logger = vega.logger(vega.Error);
+  logger.error = (...args: readonly unknown[]) => {
+    logged ??= args[0];
+    return logger;
+  };
+  let view: vega.View | undefined;
   try {
     // No loader that reaches the network or the disk: the spec was checked to need none.
     const loader = vega.loader({ mode: 'http' });
     loader.load = () => Promise.reject(new Error('charts load nothing'));
     loader.sanitize = () => Promise.reject(new Error('charts load nothing'));
-    view = new vega.View(vega.parse(vegaSpec), { renderer: 'none', loader });
+    view = new vega.View(vega.parse(spec), { renderer: 'none', loader, logger });
     await view.runAsync();
   } catch (error) {
-    throw new SpillwayError('CHART_FAILED', `Vega could not render the chart: ${(error as Error).message}`, { message: (error as Error).message });
+    logged ??= error;
   }
-  const marks = countMarks((view.scenegraph() as unknown as { root: unknown }).root);
-  if (marks > request.maxMarks) {
+  if (logged === undefined && view !== undefined) return view;
+  view?.finalize();
+  if (SpillwayError.is(logged)) throw logged;
+  throw new SpillwayError('CHART_FAILED', `Vega could not render the chart: ${messageOf(logged)}`, { message: messageOf(logged) });
+}
+
+export async function renderChart(request: ChartRequest): Promise<ChartImages> {
+  const maxPixels = request.maxPixels ?? defaultMaxPixels;
+  // Checked again here: a fleet's job comes from Redis, not straight from the replica that checked it.
+  checkChartSpec(request.spec, { maxPixels, scale: request.scale });
+  const vegaSpec = compileSpec(request);
+  checkCompiledSpec(vegaSpec);
+  const view = await runView(vegaSpec);
+  let svg: string;
+  try {
+    const marks = countMarks((view.scenegraph() as unknown as { root: unknown }).root);
+    if (marks > request.maxMarks) {
+      throw new SpillwayError(
+        'CHART_TOO_LARGE',
+        `The chart would draw ${marks} marks; charts.maxMarks allows ${request.maxMarks}. Aggregate first (query_files or query_sql with GROUP BY), or bin the values.`,
+        { marks, limit: 'charts.maxMarks', value: request.maxMarks },
+      );
+    }
+    svg = sanitizeSvg(await view.toSVG());
+    const image = rasterizeChecked(svg, { scale: request.scale, maxPixels, limitKey: 'charts.maxPixels' });
+    return { svg, ...image, marks };
+  } catch (error) {
+    if (SpillwayError.is(error)) throw error;
+    throw new SpillwayError('CHART_FAILED', `The chart could not be drawn: ${messageOf(error)}`, { message: messageOf(error) });
+  } finally {
     view.finalize();
-    throw new SpillwayError(
-      'CHART_TOO_LARGE',
-      `The chart would draw ${marks} marks; charts.maxMarks allows ${request.maxMarks}. Aggregate first (query_files or query_sql with GROUP BY), or bin the values.`,
-      { marks, limit: 'charts.maxMarks', value: request.maxMarks },
-    );
   }
-  const svg = await view.toSVG();
-  view.finalize();
-  const image = new Resvg(svg, { fitTo: { mode: 'zoom', value: request.scale }, font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render();
-  return { svg, png: image.asPng(), width: image.width, height: image.height, marks };
 }

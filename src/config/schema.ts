@@ -517,10 +517,22 @@ export const configSchema = Type.Object(
           description: 'Rows a chart may bind at most; more is refused (CHART_TOO_LARGE) with a hint to aggregate in SQL first.',
         }),
         maxMarks: Type.Integer({ minimum: 1, default: 20_000, description: 'Marks (bars, points, lines, labels) a rendered chart may hold at most.' }),
-        timeoutMs: Type.Integer({ minimum: 1, default: 20_000, description: 'Rendering longer than this is stopped (the worker thread is ended).' }),
+        timeoutMs: Type.Integer({ minimum: 1, default: 20_000, description: 'Rendering longer than this is stopped (the chart process is killed).' }),
         scale: Type.Number({ minimum: 0.5, maximum: 4, default: 2, description: 'PNG pixels per SVG unit (2 gives a sharp image on high-density screens).' }),
+        maxPixels: Type.Integer({
+          minimum: 10_000,
+          maximum: 268_435_456,
+          default: 16_777_216,
+          description: "A chart's PNG area at most, in pixels at charts.scale (4096 × 4096 by default); a larger width × height is refused (CHART_TOO_LARGE).",
+        }),
+        memoryBytes: Type.Integer({
+          minimum: 67_108_864,
+          default: 1_073_741_824,
+          description:
+            "Heap of one chart process (V8's --max-old-space-size); a chart that needs more fails with CHART_TOO_LARGE and the next chart gets a fresh process.",
+        }),
       },
-      { ...closed, description: 'build_chart: Vega-Lite rendered to SVG and PNG in a worker thread.' },
+      { ...closed, description: 'build_chart: Vega-Lite rendered to SVG and PNG in a child process with a capped heap and a deadline.' },
     ),
     demo: Type.Object(
       {

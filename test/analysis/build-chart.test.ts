@@ -111,8 +111,9 @@ test('build_chart refuses specs with data, URLs, signals or unbounded expression
   assert.equal(ok.attachments.length, 2);
 });
 
-test('a chart past charts.timeoutMs has its worker ended with a coded error, and the host keeps serving', async (t) => {
-  // 1 ms: the worker cannot even load Vega in that time, so the deadline always fires first.
+test('a chart past charts.timeoutMs has its chart process killed with a coded error, and the host keeps serving and draws the next chart', async (t) => {
+  // 1 ms: no chart compiles and renders that fast, so the deadline always fires first. It starts once the
+  // chart process has Vega loaded and the process is killed (SIGKILL): nothing of the host is mid-load.
   const env = await filesHost({ charts: { maxRows: 500, maxMarks: 1000, timeoutMs: 1, scale: 1 } });
   t.after(() => env.cleanup());
   const source = await spillRows(env, tickets.slice(0, 30));
@@ -125,4 +126,11 @@ test('a chart past charts.timeoutMs has its worker ended with a coded error, and
   const next = await call(env, 'query_files', { sql: `SELECT count(*) AS n FROM '${source}'` });
   assert.equal(next.isError, false, next.text);
   assert.deepEqual(await readdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs')).catch(() => []), []);
+  // The killed process is replaced: with a deadline it can meet, the next chart renders.
+  env.host.updateConfig({ ...env.host.config, charts: { ...env.host.config.charts, timeoutMs: 60_000 } });
+  const drawn = await call(env, 'build_chart', {
+    source,
+    spec: { mark: 'bar', encoding: { x: { field: 'country', type: 'nominal' }, y: { aggregate: 'count' } } },
+  });
+  assert.equal(drawn.isError, false, drawn.text);
 });

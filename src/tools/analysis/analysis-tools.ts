@@ -9,13 +9,13 @@ import { withParquetExport } from './export-parquet.js';
 import { inspectFileTool } from './inspect-file.js';
 import { queryFilesTool } from './query-files.js';
 
-/** The services behind the analysis tools: DuckDB child processes and the chart worker. */
+/** The services behind the analysis tools: DuckDB child processes and the chart processes. */
 export interface AnalysisServices {
   engine: FilesSqlEngine;
   charts: ChartRenderer;
 }
 
-/** `charts`: render somewhere else (the fleet's job queue; its owner closes it) instead of on this host's chart thread. */
+/** `charts`: render somewhere else (the fleet's job queue; its owner closes it) instead of in this host's chart process. */
 export function analysisServices(host: Host, options: { charts?: ChartRenderer } = {}): AnalysisServices {
   const { maxConcurrent, maxWaiting } = host.config.analysis;
   const gate = host.queues.gate(filesSqlGateOptions(() => ({ ...host.config.analysis, queueWaitMs: host.config.server.queueWaitMs })));
@@ -28,6 +28,7 @@ export function analysisServices(host: Host, options: { charts?: ChartRenderer }
     threads: chartThreads,
     maxQueue: chartsWaiting,
     gate: host.queues.gate(chartsGateOptions(host)),
+    memoryBytes: () => host.config.charts.memoryBytes,
   });
   host.onClose(() => charts.close());
   return { engine, charts };

@@ -1,0 +1,21 @@
+/**
+ * Caps on what one chart may ask Vega to build, checked before rendering.
+ * No static chart needs more; each refusal names the cap. The caps a user may
+ * want to tune are config keys (charts.maxRows, maxMarks, maxPixels,
+ * memoryBytes, timeoutMs); these are not.
+ */
+
+/** Bins of one `bin` (its `maxbins`, and what a `step` makes of the data's extent). */
+export const maxBins = 1000;
+
+/** Values one generator may make: impute `keyvals`, a literal `sequence`, density steps, quantile probabilities. */
+export const maxGeneratedValues = 10_000;
+
+/** Ticks one axis or legend may ask for (`tickCount`). */
+export const maxTickCount = 1000;
+
+/** Degree of a polynomial `regression` (`order`). */
+export const maxRegressionOrder = 20;
+
+/** Longest side of a chart's PNG, in pixels (besides charts.maxPixels for its area). */
+export const maxSidePixels = 32_768;
