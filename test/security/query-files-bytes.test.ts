@@ -52,7 +52,10 @@ test('query_files caps bytes in the DuckDB process: a 300 MB value is refused, 1
   // As query_sql measures rows: every returned row costs about 5 KB, and all of them fit in the cap.
   assert.ok(returned * 5000 <= maxBytes, `returned ${returned}`);
   assert.equal(Number(field('totalAtLeast')), returned + 1);
-  assert.match(cut.text, new RegExp(`${returned.toLocaleString('en-US')} rows returned: the result was cut at 16 MiB \\(the byte limit, analysis\\.maxBytes\\)`));
+  assert.match(
+    cut.text,
+    new RegExp(`${returned.toLocaleString('en-US')} rows returned: the result was cut at 16 MiB \\(the byte limit, analysis\\.maxBytes\\)`),
+  );
   // The cut result still spilled to a file the model can query further.
   assert.equal(cut.spill?.format, 'jsonl');
 

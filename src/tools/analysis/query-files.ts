@@ -51,7 +51,16 @@ export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
       const label = args.label !== undefined && args.label.length > 0 ? args.label : undefined;
       const { maxRows, maxBytes, timeoutMs, memoryBytes, threads } = context.config.analysis;
       const started = performance.now();
-      const result = await engine.query({ sandbox: context.sandbox, sql: args.sql, maxRows, maxBytes, timeoutMs, memoryBytes, threads, signal: context.signal });
+      const result = await engine.query({
+        sandbox: context.sandbox,
+        sql: args.sql,
+        maxRows,
+        maxBytes,
+        timeoutMs,
+        memoryBytes,
+        threads,
+        signal: context.signal,
+      });
       context.logger.info({ total: result.total, returned: result.rows.length, ms: Math.round(performance.now() - started) }, 'query_files ran');
       return { value: presentQueryResult(result, { label, maxRows, limitKey: 'analysis.maxRows', byteLimitKey: 'analysis.maxBytes' }) };
     },
