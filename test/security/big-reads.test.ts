@@ -95,6 +95,9 @@ test('search_file and read_file on a 200 MB one-line file stay bounded: the line
   assert.match(atEnd.text, /only the first 65,536 characters of it were searched/);
   const regex = await call(env, 'search_file', { path: 'outputs/one-line.txt', pattern: '^NEEDLE-[A-Z]+', regex: true });
   assert.match(regex.text, /^\[1 matching line/);
+  // The head does not end where the line ends: an anchored pattern does not match at the cut.
+  const anchored = await call(env, 'search_file', { path: 'outputs/one-line.txt', pattern: 'x+$', regex: true });
+  assert.match(anchored.text, /^\[No line of outputs\/one-line\.txt \(1 lines\) matches/);
 
   const read = await call(env, 'read_file', { path: 'outputs/one-line.txt' });
   assert.equal(read.isError, false, read.text);

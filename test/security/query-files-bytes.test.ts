@@ -76,6 +76,9 @@ test('a row that alone passes analysis.maxBytes is refused with RESULT_TOO_LARGE
     assert.equal(refused.error?.details?.row, 1);
     assert.equal(refused.error?.details?.limit, 'analysis.maxBytes');
   }
+  // The long text is measured from DuckDB's string header (its UTF-8 bytes), before a JS string of it exists.
+  const header = await call(env, 'query_files', { sql: "SELECT 1 AS n, repeat('é', 40000) AS s" });
+  assert.equal(header.error?.details?.bytes, 80_000);
   // The byte cap cuts before the row cap: the total is then unknown, and the result says so.
   const cut = valueOf(await call(env, 'query_files', { sql: "SELECT i, repeat('c', 1000) AS s FROM range(1000) t(i)" }));
   assert.equal(cut.cutAtBytes, 64 * 1024);

@@ -60,8 +60,9 @@ export const searchFileTool = defineTool({
           else if (performance.now() > deadline) stopped = `it ran longer than ${searchTimeLimitMs / 1000} s`;
           if (stopped !== undefined) break;
         }
-        if (line.length > line.text.length) longLines += 1;
-        if (!matches(line.text)) continue;
+        const cut = line.length > line.text.length;
+        if (cut) longLines += 1;
+        if (!matches(line.text, cut)) continue;
         found += 1;
         if (out.length >= limit) continue;
         const text = `${String(line.number).padStart(6)}\t${capLine(line.text, caps.maxLineChars, line.length)}`;
@@ -88,14 +89,18 @@ export const searchFileTool = defineTool({
   },
 });
 
-function textMatcher(pattern: string, ignoreCase: boolean): (line: string) => boolean {
+/** Whether a line matches; `cut` says the text is only the head of a longer line. */
+type LineMatcher = (line: string, cut: boolean) => boolean;
+
+function textMatcher(pattern: string, ignoreCase: boolean): LineMatcher {
   if (!ignoreCase) return (line) => line.includes(pattern);
   const lower = pattern.toLowerCase();
   return (line) => line.toLowerCase().includes(lower);
 }
 
-function regexMatcher(pattern: string, ignoreCase: boolean): (line: string) => boolean {
+function regexMatcher(pattern: string, ignoreCase: boolean): LineMatcher {
   // RE2: linear in the line whatever the pattern, so no pattern can stall the host.
   const regex = compileUserRegExp(pattern, ignoreCase ? 'iu' : 'u');
-  return (line) => regex.test(line);
+  // The head of a cut line does not end where the line ends: a line break after it keeps `$` (and `a+$`) from matching at the cut.
+  return (line, cut) => regex.test(cut ? `${line}\n` : line);
 }
