@@ -15,7 +15,7 @@ export const searchFileTool = defineTool({
   description: [
     'Find the lines of a sandbox file that contain a text (or match a regular expression with regex: true), with their line numbers.',
     'Use it to locate something in a large spilled result, then read_file with offset to see the surroundings.',
-    'Matching is case-sensitive text by default. To filter or aggregate rows, write SQL instead (query_sql).',
+    'Matching is case-sensitive text by default. A line longer than 65,536 characters is searched within its first 65,536 (the result says so). To filter or aggregate rows, write SQL instead (query_sql, or query_files over a spilled file).',
   ].join(' '),
   inputSchema: Type.Object(
     {
