@@ -10,18 +10,11 @@
  * forked ahead of time is ready when a query arrives.
  */
 import { homedir, tmpdir } from 'node:os';
-import {
-  DuckDBInstance,
-  DuckDBTypeId,
-  JsonDuckDBValueConverter,
-  StatementType,
-  type DuckDBConnection,
-  type DuckDBDataChunk,
-  type DuckDBResult,
-} from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { columnBytesOf, rowBytes, rowTooLarge } from '../sql/row-bytes.js';
 import type { RawSqlResult } from '../sql/sql-source.js';
+import { knownRowBytes, measuredColumns } from './cell-bytes.js';
 import { refuseRevealingCalls } from './revealing-calls.js';
 
 export interface FilesSqlRequest {
@@ -146,23 +139,6 @@ interface CollectCaps {
   maxBytes: number;
 }
 
-/**
- * Bytes of the longest VARCHAR or BLOB value in a row, read from DuckDB's own
- * string headers (4-byte length first) without making a JS string of it, so
- * a 300 MB cell is refused before it is copied. Undefined when the vector does
- * not have the shape this relies on (then the converted row is measured).
- */
-function longestCell(chunk: DuckDBDataChunk, row: number, stringColumns: readonly number[]): number | undefined {
-  let longest = 0;
-  for (const column of stringColumns) {
-    const vector = chunk.getColumnVector(column) as unknown as { dataView?: unknown; validity?: { itemValid?: (index: number) => boolean } };
-    if (!(vector.dataView instanceof DataView) || typeof vector.validity?.itemValid !== 'function') return undefined;
-    if (row * 16 + 4 > vector.dataView.byteLength || !vector.validity.itemValid(row)) continue;
-    longest = Math.max(longest, vector.dataView.getUint32(row * 16, true));
-  }
-  return longest;
-}
-
 /** BIGINT and DECIMAL come as text; numbers are what a model and a chart expect. */
 function numbersOf(row: unknown[], typeIds: readonly number[], columns: readonly string[], unsafeIntegers: Set<string>, decimals: Set<string>): void {
   for (let index = 0; index < row.length; index += 1) {
@@ -191,7 +167,7 @@ async function collect(result: DuckDBResult, caps: CollectCaps): Promise<RawSqlR
   // Repeated names are made unique by the parent (toObjectRows), with a note, as query_sql does.
   const columns = result.columnNames();
   const typeIds = columns.map((_, index) => result.columnTypeId(index));
-  const stringColumns = typeIds.flatMap((typeId, index) => (typeId === DuckDBTypeId.VARCHAR || typeId === DuckDBTypeId.BLOB ? [index] : []));
+  const measured = measuredColumns(typeIds);
   const columnBytes = columnBytesOf(columns);
   const notes: string[] = [];
   const unsafeIntegers = new Set<string>();
@@ -205,9 +181,13 @@ async function collect(result: DuckDBResult, caps: CollectCaps): Promise<RawSqlR
     if (chunk === null || chunk.rowCount === 0) break;
     for (let index = 0; index < chunk.rowCount && rows.length < caps.maxRows; index += 1) {
       const rowNumber = total + index + 1;
-      const longest = longestCell(chunk, index, stringColumns);
-      // Base64 makes a BLOB a third longer; the cell alone already passes the cap.
-      if (longest !== undefined && longest > caps.maxBytes) throw rowTooLarge(rowNumber, longest, caps.maxBytes, 'analysis.maxBytes');
+      // What the vectors tell before converting: a row that cannot fit is refused, or ends the result, uncopied.
+      const known = knownRowBytes(chunk, index, measured);
+      if (known > caps.maxBytes) throw rowTooLarge(rowNumber, known, caps.maxBytes, 'analysis.maxBytes');
+      if (rows.length > 0 && bytes + known > caps.maxBytes) {
+        cutAtBytes = true;
+        break;
+      }
       const row = chunk.convertRowValues(index, JsonDuckDBValueConverter);
       numbersOf(row, typeIds, columns, unsafeIntegers, decimals);
       const size = rowBytes(row, columnBytes);
