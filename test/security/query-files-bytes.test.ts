@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { homedir, tmpdir } from 'node:os';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { DuckDBInstance, JsonDuckDBValueConverter } from '@duckdb/node-api';
+import { knownRowBytes, measuredColumns } from '../../src/analysis/cell-bytes.js';
 import { refuseRevealingCalls } from '../../src/analysis/revealing-calls.js';
+import { rowBytes } from '../../src/sql/row-bytes.js';
 import type { ExecuteResult } from '../../src/host/host.js';
 import { call, filesHost, spillRows } from '../files/helpers.js';
 
@@ -172,4 +175,34 @@ test('property: a revealing call is refused however it is cased, quoted, qualifi
       },
     ),
   );
+});
+
+test("property: the size read from DuckDB's vectors before converting a row is never more than rowBytes of the converted row (so it refuses or cuts only rows the byte cap would)", async () => {
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const connection = await instance.connect();
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('a', 'é', '€', '😀'),
+        fc.constantFrom(0, 1, 12, 13, 4095, 4096, 4097, 4100, 12_288, 12_289, 20_000),
+        fc.integer({ min: 0, max: 3000 }),
+        fc.boolean(),
+        async (char, repeat, items, isNull) => {
+          const text = isNull ? 'NULL::VARCHAR' : `repeat('${char}', ${repeat})`;
+          const result = await connection.stream(`SELECT ${text} AS s, 'x'::BLOB AS b, range(${items}) AS l, [${text}] AS nested`);
+          const chunk = await result.fetchChunk();
+          assert.ok(chunk !== null);
+          const typeIds = result.columnNames().map((_, index) => result.columnTypeId(index));
+          const known = knownRowBytes(chunk, 0, measuredColumns(typeIds));
+          const measured = rowBytes(chunk.convertRowValues(0, JsonDuckDBValueConverter), 0);
+          assert.ok(known <= measured, `${text}, ${items} items: known ${known} > measured ${measured}`);
+          if (!isNull && char === 'a' && repeat > 12_288) assert.ok(known >= repeat, 'a long text is measured by its bytes');
+        },
+      ),
+      { numRuns: 60 },
+    );
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
 });
