@@ -9,9 +9,13 @@
  * `result` or `error` and exits. It imports DuckDB at start, so a spare child
  * forked ahead of time is ready when a query arrives.
  */
+import { homedir, tmpdir } from 'node:os';
 import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
+import { columnBytesOf, rowBytes, rowTooLarge } from '../sql/row-bytes.js';
 import type { RawSqlResult } from '../sql/sql-source.js';
+import { knownRowBytes, measuredColumns } from './cell-bytes.js';
+import { refuseRevealingCalls } from './revealing-calls.js';
 
 export interface FilesSqlRequest {
   type: 'run';
@@ -21,8 +25,12 @@ export interface FilesSqlRequest {
   /** Absolute paths of the conversation's data files: DuckDB's allowed_paths. */
   allowedPaths: string[];
   maxRows: number;
+  /** Bytes of rows (as JSON objects) read at most: analysis.maxBytes. */
+  maxBytes: number;
   memoryLimitMb: number;
   threads: number;
+  /** The sandbox root: never shown in an error message. */
+  root: string;
 }
 
 /**
@@ -39,6 +47,7 @@ export interface ParquetExportRequest {
   output: string;
   memoryLimitMb: number;
   threads: number;
+  root: string;
 }
 
 export type FilesSqlResponse =
@@ -107,6 +116,7 @@ async function prepareReadOnly(connection: DuckDBConnection, sql: string) {
       { keyword },
     );
   }
+  refuseRevealingCalls(sql);
   const prepared = await extracted.prepare(0).catch((error: unknown) => {
     throw duckdbError(error, sql);
   });
@@ -123,43 +133,96 @@ async function prepareReadOnly(connection: DuckDBConnection, sql: string) {
 
 const integerTypes = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT]);
 
-/** Reads the first maxRows rows as JSON values and counts the rest without converting them. */
-async function collect(result: DuckDBResult, maxRows: number): Promise<RawSqlResult> {
+/** What collect stops at: the row cap (counting on) and the byte cap (stopping there). */
+interface CollectCaps {
+  maxRows: number;
+  maxBytes: number;
+}
+
+/** BIGINT and DECIMAL come as text; numbers are what a model and a chart expect. */
+function numbersOf(row: unknown[], typeIds: readonly number[], columns: readonly string[], unsafeIntegers: Set<string>, decimals: Set<string>): void {
+  for (let index = 0; index < row.length; index += 1) {
+    const value = row[index];
+    if (typeof value !== 'string') continue;
+    const typeId = typeIds[index] as number;
+    if (integerTypes.has(typeId)) {
+      const number = Number(value);
+      if (Number.isSafeInteger(number)) row[index] = number;
+      else unsafeIntegers.add(columns[index] as string);
+    } else if (typeId === DuckDBTypeId.DECIMAL) {
+      row[index] = Number(value);
+      decimals.add(columns[index] as string);
+    }
+  }
+}
+
+/**
+ * Reads the first maxRows rows as JSON values, up to maxBytes of them (as
+ * JSON object rows, measured as query_sql measures them): past the row cap
+ * the rest is counted without converting it; at the byte cap reading stops
+ * (the total is then unknown), so no result larger than the cap is ever
+ * built here or sent to the host.
+ */
+async function collect(result: DuckDBResult, caps: CollectCaps): Promise<RawSqlResult> {
   // Repeated names are made unique by the parent (toObjectRows), with a note, as query_sql does.
   const columns = result.columnNames();
   const typeIds = columns.map((_, index) => result.columnTypeId(index));
+  const measured = measuredColumns(typeIds);
+  const columnBytes = columnBytesOf(columns);
   const notes: string[] = [];
   const unsafeIntegers = new Set<string>();
   const decimals = new Set<string>();
   const rows: unknown[][] = [];
   let total = 0;
-  for (;;) {
+  let bytes = 2;
+  let cutAtBytes = false;
+  while (!cutAtBytes) {
     const chunk = await result.fetchChunk();
     if (chunk === null || chunk.rowCount === 0) break;
-    total += chunk.rowCount;
-    if (rows.length >= maxRows) continue;
-    for (const row of chunk.convertRows(JsonDuckDBValueConverter)) {
-      if (rows.length >= maxRows) break;
-      for (let index = 0; index < row.length; index += 1) {
-        const value = row[index];
-        if (typeof value !== 'string') continue;
-        const typeId = typeIds[index] as number;
-        // BIGINT and DECIMAL come as text; numbers are what a model and a chart expect.
-        if (integerTypes.has(typeId)) {
-          const number = Number(value);
-          if (Number.isSafeInteger(number)) row[index] = number;
-          else unsafeIntegers.add(columns[index] as string);
-        } else if (typeId === DuckDBTypeId.DECIMAL) {
-          row[index] = Number(value);
-          decimals.add(columns[index] as string);
-        }
+    for (let index = 0; index < chunk.rowCount && rows.length < caps.maxRows; index += 1) {
+      const rowNumber = total + index + 1;
+      // What the vectors tell before converting: a row that cannot fit is refused, or ends the result, uncopied.
+      const known = knownRowBytes(chunk, index, measured);
+      if (known > caps.maxBytes) throw rowTooLarge(rowNumber, known, caps.maxBytes, 'analysis.maxBytes');
+      if (rows.length > 0 && bytes + known > caps.maxBytes) {
+        cutAtBytes = true;
+        break;
       }
+      const row = chunk.convertRowValues(index, JsonDuckDBValueConverter);
+      numbersOf(row, typeIds, columns, unsafeIntegers, decimals);
+      const size = rowBytes(row, columnBytes);
+      if (size > caps.maxBytes) throw rowTooLarge(rowNumber, size, caps.maxBytes, 'analysis.maxBytes');
+      if (bytes + size > caps.maxBytes) {
+        cutAtBytes = true;
+        break;
+      }
+      bytes += size;
       rows.push(row);
     }
+    total += chunk.rowCount;
   }
   if (unsafeIntegers.size > 0) notes.push(`Integers beyond ±2^53 in ${[...unsafeIntegers].join(', ')} are given as strings so no digit is lost.`);
   if (decimals.size > 0) notes.push(`DECIMAL values in ${[...decimals].join(', ')} are given as JSON numbers (double precision).`);
+  if (cutAtBytes) return { columns, rows, total: null, blobColumns: [], notes, cutAtBytes: caps.maxBytes };
   return { columns, rows, total, blobColumns: [], notes };
+}
+
+/**
+ * An error message without the host's absolute paths: the conversation folder
+ * becomes the sandbox-relative path the model wrote, the sandbox root, the
+ * home and temp folders a placeholder.
+ */
+export function withoutHostPaths(message: string, folders: { cwd: string; root: string }): string {
+  let text = message.split(`${folders.cwd}/`).join('').split(folders.cwd).join('.');
+  const others: [string, string][] = [
+    [folders.root, '<sandbox>'],
+    [homedir(), '~'],
+    [tmpdir(), '<tmp>'],
+  ];
+  for (const [folder, placeholder] of others.sort((a, b) => b[0].length - a[0].length)) {
+    if (folder.length > 1) text = text.split(folder).join(placeholder);
+  }
+  return text;
 }
 
 /** A DuckDB failure as a coded error: refused file access, memory limit, or the database's own message. */
@@ -201,13 +264,22 @@ async function run(request: FilesSqlRequest): Promise<void> {
     const result = await prepared.stream().catch((error: unknown) => {
       throw duckdbError(error, request.sql);
     });
-    const collected = await collect(result, request.maxRows).catch((error: unknown) => {
+    const collected = await collect(result, request).catch((error: unknown) => {
       throw duckdbError(error, request.sql);
     });
     await send({ type: 'result', result: collected });
   } catch (error) {
-    await send({ type: 'error', error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
+    await send({ type: 'error', error: hidePaths(toSpillwayError(error, 'SQL_ERROR').toJSON(), request) });
   }
+}
+
+/** The error's message and its details' texts without host paths. */
+function hidePaths(error: SerializedError, folders: { cwd: string; root: string }): SerializedError {
+  const details =
+    error.details === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(error.details).map(([key, value]) => [key, typeof value === 'string' ? withoutHostPaths(value, folders) : value]));
+  return { ...error, message: withoutHostPaths(error.message, folders), ...(details === undefined ? {} : { details }) };
 }
 
 async function exportParquet(request: ParquetExportRequest): Promise<void> {
@@ -223,7 +295,7 @@ async function exportParquet(request: ParquetExportRequest): Promise<void> {
     const rows = Number(reader.getRowsJson()[0]?.[0] ?? 0);
     await send({ type: 'exported', rows });
   } catch (error) {
-    await send({ type: 'error', error: toSpillwayError(error, 'SQL_ERROR').toJSON() });
+    await send({ type: 'error', error: hidePaths(toSpillwayError(error, 'SQL_ERROR').toJSON(), request) });
   }
 }
 

@@ -13,6 +13,8 @@ export interface FilesQuery {
   sandbox: ConversationSandbox;
   sql: string;
   maxRows: number;
+  /** Bytes of rows returned at most (analysis.maxBytes), measured in the DuckDB process; default {@link defaultMaxBytes}. */
+  maxBytes?: number;
   timeoutMs: number;
   memoryBytes: number;
   threads: number;
@@ -38,6 +40,9 @@ interface Child {
 }
 
 const filesNamed = 12;
+
+/** analysis.maxBytes's default, for callers (chart rows, inspect_file) that bound rows by count. */
+export const defaultMaxBytes = 16 * 1024 * 1024;
 
 /** The query_files queue: refusals keep their SQL_BUSY code and name the analysis.* caps. */
 export function filesSqlGateOptions(caps: () => { maxConcurrent: number; maxWaiting: number; queueWaitMs: number }): AdmissionGateOptions {
@@ -118,8 +123,10 @@ export class FilesSqlEngine {
         sql: query.sql,
         allowedPaths,
         maxRows: query.maxRows,
+        maxBytes: query.maxBytes ?? defaultMaxBytes,
         memoryLimitMb: memoryLimitMb(query.memoryBytes),
         threads: query.threads,
+        root: query.sandbox.root,
       };
       const answer = await this.runIn(this.takeChild(), request, query).catch((error: unknown) => {
         throw withFileList(error, query.sandbox, allowedPaths);
@@ -157,6 +164,7 @@ export class FilesSqlEngine {
         output: options.output,
         memoryLimitMb: memoryLimitMb(options.memoryBytes),
         threads: options.threads,
+        root: options.sandbox.root,
       };
       const answer = await this.runIn(this.takeChild(), request, options);
       if (answer.type !== 'exported') throw new SpillwayError('INTERNAL', `Unexpected answer from the DuckDB query process: ${answer.type}`);

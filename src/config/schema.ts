@@ -267,6 +267,17 @@ export const configSchema = Type.Object(
       },
       { ...closed, description: 'Caps on what read_file, search_file and list_files return in one call.' },
     ),
+    resources: Type.Object(
+      {
+        maxReadBytes: Type.Integer({
+          minimum: 1024,
+          default: 16_777_216,
+          description:
+            'Largest file one MCP resources/read returns (its size on the opened file); a larger one is refused with RESULT_TOO_LARGE naming the tools that read it in parts.',
+        }),
+      },
+      { ...closed, description: 'MCP resources (files in outputs/) read back by a client.' },
+    ),
     args: Type.Object(
       {
         maxBytes: Type.Integer({
@@ -499,6 +510,12 @@ export const configSchema = Type.Object(
           description: 'A query running longer has its process killed (SQL_TIMEOUT); counted from when DuckDB is loaded.',
         }),
         memoryBytes: Type.Integer({ minimum: 16_777_216, default: 536_870_912, description: "DuckDB's memory_limit for one query (nothing spills to disk)." }),
+        maxBytes: Type.Integer({
+          minimum: 1024,
+          default: 16_777_216,
+          description:
+            'Bytes (as JSON rows) one query_files query returns at most, measured in the DuckDB process while rows are read; a result cut by it says so (cutAtBytes), and a single row larger than it is refused with RESULT_TOO_LARGE.',
+        }),
         threads: Type.Integer({ minimum: 1, maximum: 64, default: 1, description: 'DuckDB threads for one query.' }),
         maxConcurrent: Type.Integer({ minimum: 1, default: 2, description: 'File queries running at once across all conversations.' }),
         maxWaiting: Type.Integer({ minimum: 0, default: 16, description: 'File queries waiting for a slot at most; more are refused with SQL_BUSY.' }),

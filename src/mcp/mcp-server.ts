@@ -18,6 +18,7 @@ import { isTextMimeType, listAttachments, mimeTypeFor, pathFromAttachmentUri } f
 import { elicitationApprover, type ElicitationApproverOptions } from '../policy/elicitation-approver.js';
 import { spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
 import { defaultPrincipal } from '../sandbox/index.js';
+import { readResourceFile } from './read-resource.js';
 import { requestScope, type RequestScope, type ScopeSources } from './request-scope.js';
 
 export interface McpSession {
@@ -120,7 +121,7 @@ export function createMcpServer(host: Host, session: McpSession): Server {
       const scope = scopeOf(sourcesOf(request.params._meta, extra));
       const sandbox = host.sandbox.conversation(scope.conversationId, scope.principal);
       const relative = pathFromAttachmentUri(uri);
-      const { data, relative: path } = await sandbox.readFile(relative, { folders: ['outputs'], maxBytes: 256 * 1024 * 1024 });
+      const { data, relative: path } = await readResourceFile(sandbox, relative, host.config.resources.maxReadBytes);
       const mimeType = mimeTypeFor(path);
       return {
         contents: [isTextMimeType(mimeType) ? { uri, mimeType, text: data.toString('utf8') } : { uri, mimeType, blob: data.toString('base64') }],

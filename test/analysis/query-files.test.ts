@@ -126,7 +126,7 @@ test('query_files refuses every way out of the conversation and every write, eac
     ['CREATE TABLE t AS SELECT 1', 'SQL_READ_ONLY'],
     ["EXPORT DATABASE 'results/db'", 'SQL_READ_ONLY'],
     [`SELECT 1; COPY (SELECT 1) TO 'results/two.csv'`, 'SQL_READ_ONLY'],
-    ["SELECT * FROM query('COPY (SELECT 1) TO ''results/q.csv''')", 'SQL_ERROR'],
+    ["SELECT * FROM query('COPY (SELECT 1) TO ''results/q.csv''')", 'SQL_FILE_REFUSED'],
     ['SELEC 1', 'SQL_ERROR'],
     ["SELECT string_agg(repeat('x', 1000), '') FROM range(2000000)", 'SQL_LIMIT'],
   ];

@@ -36,8 +36,8 @@ export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
     description: [
       "Runs one read-only SQL statement (DuckDB dialect) over this conversation's own files: spilled results (results/*.jsonl), exports and other JSONL, JSON, CSV or Parquet files. A table is a file's sandbox path in single quotes: FROM 'results/0003-list_tickets.jsonl'; several files can be joined.",
       'Use it to filter, group, join, sort and page a large result instead of reading it: inspect_file first (columns, types, distinct values), then query here, then pass the result path to build_chart, export_table or draw_table.',
-      'The result is {total, returned, limited, summary, rows}: total counts every row the query produces; at most analysis.maxRows rows are returned, and a large result is saved to a file whose path you get.',
-      "Only SELECT-like statements (SELECT, WITH, FROM-first, VALUES, DESCRIBE, SUMMARIZE) run; COPY, ATTACH, INSTALL, LOAD, SET, CREATE and anything else that writes are refused, as are absolute paths, other conversations' files, globs and URLs. Queries have a memory limit and a deadline.",
+      'The result is {total, returned, limited, summary, rows}: total counts every row the query produces; at most analysis.maxRows rows and analysis.maxBytes bytes are returned (cutAtBytes says when the byte limit cut the rows; a single row larger than it is refused), and a large result is saved to a file whose path you get.',
+      "Only SELECT-like statements (SELECT, WITH, FROM-first, VALUES, DESCRIBE, SUMMARIZE) run; COPY, ATTACH, INSTALL, LOAD, SET, CREATE and anything else that writes are refused, as are DuckDB's settings and catalog (current_setting, duckdb_*(), pragma_*), absolute paths, other conversations' files, globs and URLs. Queries have a memory limit and a deadline.",
     ].join(' '),
     inputSchema: QueryFilesInput,
     annotations: {
@@ -49,11 +49,20 @@ export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
     },
     async handler(args, context) {
       const label = args.label !== undefined && args.label.length > 0 ? args.label : undefined;
-      const { maxRows, timeoutMs, memoryBytes, threads } = context.config.analysis;
+      const { maxRows, maxBytes, timeoutMs, memoryBytes, threads } = context.config.analysis;
       const started = performance.now();
-      const result = await engine.query({ sandbox: context.sandbox, sql: args.sql, maxRows, timeoutMs, memoryBytes, threads, signal: context.signal });
+      const result = await engine.query({
+        sandbox: context.sandbox,
+        sql: args.sql,
+        maxRows,
+        maxBytes,
+        timeoutMs,
+        memoryBytes,
+        threads,
+        signal: context.signal,
+      });
       context.logger.info({ total: result.total, returned: result.rows.length, ms: Math.round(performance.now() - started) }, 'query_files ran');
-      return { value: presentQueryResult(result, { label, maxRows, limitKey: 'analysis.maxRows' }) };
+      return { value: presentQueryResult(result, { label, maxRows, limitKey: 'analysis.maxRows', byteLimitKey: 'analysis.maxBytes' }) };
     },
   });
 }

@@ -46,7 +46,7 @@ export const readFileTool = defineTool({
       for await (const line of readLines(file)) {
         total = line.number;
         if (line.number < offset || stopReason !== undefined) continue;
-        const text = `${String(line.number).padStart(6)}\t${capLine(line.text, caps.maxLineChars)}`;
+        const text = `${String(line.number).padStart(6)}\t${capLine(line.text, caps.maxLineChars, line.length)}`;
         if (out.length >= limit) stopReason = 'limit';
         else if (chars + text.length + 1 > caps.maxChars && out.length > 0) stopReason = 'chars';
         else {

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import type { OpenedFile } from '../../sandbox/index.js';
 
 const binaryProbeBytes = 8192;
@@ -22,24 +22,80 @@ export async function looksBinary(file: OpenedFile): Promise<boolean> {
   return true;
 }
 
-/** Streams the lines of an opened file (constant memory), numbered from 1. */
-export async function* readLines(file: OpenedFile): AsyncGenerator<{ number: number; text: string }> {
-  const stream = file.handle.createReadStream({ start: 0, encoding: 'utf8', autoClose: false });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+/**
+ * Characters of one line kept in memory; the rest of a longer line is
+ * counted, not held, so a 250 MB one-line file costs this much, not 500 MB
+ * of string. read_file shows at most reread.maxLineChars of it anyway, and
+ * search_file matches within this head (and says so).
+ */
+export const lineKeepChars = 65_536;
+
+const chunkBytes = 64 * 1024;
+
+export interface Line {
+  /** 1-based. */
+  number: number;
+  /** The line's first {@link lineKeepChars} characters at most (no line break). */
+  text: string;
+  /** The whole line's length in characters (more than text.length when the line was cut). */
+  length: number;
+}
+
+/**
+ * Streams the lines of an opened file by 64 KiB chunks, numbered from 1. Lines
+ * end as readline ends them (\n, \r\n or a lone \r); a last line without an
+ * ending counts. Memory stays bounded whatever the file: never a whole file or
+ * a whole long line in one string.
+ */
+export async function* readLines(file: OpenedFile, options: { keepChars?: number; chunkBytes?: number } = {}): AsyncGenerator<Line> {
+  const keepChars = options.keepChars ?? lineKeepChars;
+  const stream = file.handle.createReadStream({ start: 0, autoClose: false, highWaterMark: options.chunkBytes ?? chunkBytes });
+  const decoder = new StringDecoder('utf8');
   let number = 0;
-  try {
-    for await (const text of lines) {
-      number += 1;
-      yield { number, text };
+  let pieces: string[] = [];
+  let kept = 0;
+  let length = 0;
+  // The previous chunk ended with \r: a \n starting this one is the same line ending.
+  let afterReturn = false;
+  const add = (piece: string) => {
+    length += piece.length;
+    if (kept >= keepChars || piece.length === 0) return;
+    const part = piece.length <= keepChars - kept ? piece : piece.slice(0, keepChars - kept);
+    pieces.push(part);
+    kept += part.length;
+  };
+  const end = (): Line => {
+    number += 1;
+    const line = { number, text: pieces.join(''), length };
+    pieces = [];
+    kept = 0;
+    length = 0;
+    return line;
+  };
+  const feed = function* (text: string): Generator<Line> {
+    let from = afterReturn && text.startsWith('\n') ? 1 : 0;
+    if (text.length > 0) afterReturn = false;
+    const endings = /\r\n|\n|\r/g;
+    endings.lastIndex = from;
+    for (let match = endings.exec(text); match !== null; match = endings.exec(text)) {
+      add(text.slice(from, match.index));
+      yield end();
+      from = match.index + match[0].length;
+      if (match[0] === '\r' && from === text.length) afterReturn = true;
     }
+    add(text.slice(from));
+  };
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) yield* feed(decoder.write(chunk));
+    yield* feed(decoder.end());
+    if (length > 0) yield end();
   } finally {
-    lines.close();
     stream.destroy();
   }
 }
 
-/** A line cut to `max` characters, marked when cut. */
-export function capLine(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… [line cut: ${text.length.toLocaleString('en-US')} characters]`;
+/** A line cut to `max` characters, marked when cut (`length` is the whole line's, which may be longer than `text`). */
+export function capLine(text: string, max: number, length = text.length): string {
+  if (length <= max) return text;
+  return `${text.slice(0, max)}… [line cut: ${length.toLocaleString('en-US')} characters]`;
 }

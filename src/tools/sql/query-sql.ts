@@ -94,14 +94,18 @@ export function querySqlTool(options: { source: LazySqlSource; gate?: AdmissionG
 }
 
 /** The tool's value: counts and notes first (they stay in the spill metadata), rows last. */
-export function presentQueryResult(result: SqlResult, options: { label: string | undefined; maxRows: number; limitKey?: string }): Record<string, unknown> {
+export function presentQueryResult(
+  result: SqlResult,
+  options: { label: string | undefined; maxRows: number; limitKey?: string; byteLimitKey?: string },
+): Record<string, unknown> {
   const limitKey = options.limitKey ?? 'sql.maxRows';
+  const byteLimitKey = options.byteLimitKey ?? 'sql.maxBytes';
   const returned = result.rows.length;
   const limited = result.total === null || returned < result.total || result.cutAtBytes !== undefined;
   const narrow = 'Narrow the query (WHERE), aggregate (GROUP BY) or page (ORDER BY … LIMIT/OFFSET) to see the rest.';
   const summary =
     result.cutAtBytes !== undefined
-      ? `${formatCount(returned)} ${result.total === null ? '' : `of ${formatCount(result.total)} `}rows returned: the result was cut at ${formatBytes(result.cutAtBytes)} (the byte limit, sql.maxBytes) before the row limit. ${result.total === null ? 'More rows match. ' : ''}Select fewer or shorter columns, or ${narrow.charAt(0).toLowerCase()}${narrow.slice(1)}`
+      ? `${formatCount(returned)} ${result.total === null ? '' : `of ${formatCount(result.total)} `}rows returned: the result was cut at ${formatBytes(result.cutAtBytes)} (the byte limit, ${byteLimitKey}) before the row limit. ${result.total === null ? 'More rows match. ' : ''}Select fewer or shorter columns, or ${narrow.charAt(0).toLowerCase()}${narrow.slice(1)}`
       : result.total === null
         ? `${formatCount(returned)} rows returned (the row limit, ${limitKey}); more rows match, but counting them all took too long, so the total is unknown. ${narrow}`
         : limited
