@@ -27,6 +27,7 @@ export async function readChartRows(options: {
     sql: selectionSql({ ...selection, source: file.relative }),
     maxRows,
     timeoutMs: config.analysis.timeoutMs,
+    maxBytes: config.analysis.maxBytes,
     memoryBytes: config.analysis.memoryBytes,
     threads: config.analysis.threads,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -37,6 +38,14 @@ export async function readChartRows(options: {
       'CHART_TOO_LARGE',
       `${selection.source} selects ${formatCount(total)} rows; a chart binds at most ${formatCount(maxRows)} (charts.maxRows). Aggregate first, e.g. query_files with SELECT category, count(*) AS n FROM '${file.relative}' GROUP BY 1 (or date_trunc('day', ts) for a time series), then chart that result's path; or pick a range.`,
       { rows: total, limit: 'charts.maxRows', value: maxRows },
+    );
+  }
+  if (result.cutAtBytes !== undefined) {
+    // A chart of the rows that fit would be a chart of part of the data, silently: refuse instead.
+    throw new SpillwayError(
+      'CHART_TOO_LARGE',
+      `The rows of ${selection.source} pass analysis.maxBytes (${formatCount(config.analysis.maxBytes)} bytes) before all ${formatCount(total)} are read. Chart only the columns the spec uses (columns), or aggregate first with query_files and chart that result's path.`,
+      { limit: 'analysis.maxBytes', value: config.analysis.maxBytes },
     );
   }
   return result.rows;

@@ -134,3 +134,23 @@ test('a chart past charts.timeoutMs has its chart process killed with a coded er
   });
   assert.equal(drawn.isError, false, drawn.text);
 });
+
+test('rows past analysis.maxBytes are refused, never charted in part', async (t) => {
+  const env = await filesHost({ analysis: { maxBytes: 4096 }, charts: { maxRows: 500, maxMarks: 1000, scale: 1 } });
+  t.after(() => env.cleanup());
+  const wide = tickets.slice(0, 100).map((row) => ({ ...row, note: 'n'.repeat(200) }));
+  const source = await spillRows(env, wide);
+  const result = await call(env, 'build_chart', {
+    source,
+    spec: { mark: 'bar', encoding: { x: { field: 'country', type: 'nominal' }, y: { aggregate: 'count', type: 'quantitative' } } },
+  });
+  assert.equal(result.error?.code, 'CHART_TOO_LARGE', result.text);
+  assert.equal(result.error?.details?.limit, 'analysis.maxBytes');
+  // The columns the spec uses fit: the same chart renders.
+  const narrow = await call(env, 'build_chart', {
+    source,
+    columns: ['country'],
+    spec: { mark: 'bar', encoding: { x: { field: 'country', type: 'nominal' }, y: { aggregate: 'count', type: 'quantitative' } } },
+  });
+  assert.equal(narrow.isError, false, narrow.text);
+});
