@@ -29,6 +29,8 @@ export interface FileJobWorkerOptions {
   /** Replaces the entry module of a format (fault-injection tests), as for the local pool. */
   modules?: Partial<Record<WorkerKind, URL>>;
   observer?: (event: FileJobObservation) => void;
+  /** charts.memoryBytes: the heap cap of this node's chart process (default: ChartPool's). */
+  chartMemoryBytes?: number;
 }
 
 export interface FileJobWorker {
@@ -66,7 +68,8 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
   // Charts render on one thread of their own, as on a single host (rendering is CPU-bound and brief).
   let charts: ChartPool | undefined;
   const renderOnThisNode = async (kind: 'chart' | 'raster', task: Record<string, unknown>, signal?: AbortSignal): Promise<FileJobReply> => {
-    charts ??= new ChartPool({ threads: 1, maxQueue: 64 });
+    const { chartMemoryBytes } = options;
+    charts ??= new ChartPool({ threads: 1, maxQueue: 64, ...(chartMemoryBytes === undefined ? {} : { memoryBytes: () => chartMemoryBytes }) });
     const timeoutMs = typeof task.timeoutMs === 'number' ? task.timeoutMs : 30_000;
     const renderOptions = { timeoutMs, ...(signal === undefined ? {} : { signal }) };
     try {

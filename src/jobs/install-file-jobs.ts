@@ -54,6 +54,7 @@ export async function installFileJobs(
       taskTimeoutMs,
       lockMs: jobs.lockMs,
       retries: jobs.retries,
+      chartMemoryBytes: host.config.charts.memoryBytes,
       logger: host.logger,
       ...(options.workerModules === undefined ? {} : { modules: options.workerModules }),
     }).catch(async (error: unknown) => {

@@ -45,6 +45,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
         keyPrefix: redis.keyPrefix ?? defaultKeyPrefix,
         sandboxRoot: sandbox.root,
         ...config.workers,
+        chartMemoryBytes: config.charts.memoryBytes,
         lockMs: config.coordination.jobs.lockMs,
         retries: config.coordination.jobs.retries,
         logger,
