@@ -8,6 +8,8 @@ import type { Refused } from '../auth/auth-result.js';
 import { createAuthenticator } from '../auth/create-authenticator.js';
 import { isLoopbackHost } from '../auth/loopback.js';
 import type { ServerAuthConfig } from '../config/schema.js';
+import { downloadRoute } from '../downloads/download-route.js';
+import { downloadSettings } from '../downloads/download-settings.js';
 import { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 import { createHostMetrics } from '../metrics/host-metrics.js';
@@ -93,6 +95,14 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     listenUrl,
     ...(options.authNow === undefined ? {} : { now: options.authNow }),
   });
+  // GET /files/<conversation>/outputs/<name>: same authentication; a publicUrl without a signing key refuses to start.
+  downloadSettings(host.config, options.env ?? process.env);
+  const downloads = downloadRoute(host, {
+    authenticator,
+    env: options.env ?? process.env,
+    allowedHosts: () => dnsRebindingProtection(options.host, boundPort()).allowedHosts,
+    ...(options.authNow === undefined ? {} : { now: options.authNow }),
+  });
   const sessionIdleMs = options.sessionIdleMs ?? 6 * 3_600_000;
   const clock = options.now ?? Date.now;
   // Clients that vanish without DELETE would otherwise keep their session objects forever.
@@ -153,6 +163,10 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       const text = await metrics.render();
       response.writeHead(200, { 'content-type': metrics.contentType });
       response.end(text);
+      return;
+    }
+    if (downloads.handles(url.pathname)) {
+      await downloads.handle(request, response, url);
       return;
     }
     if (url.pathname !== options.path) {
