@@ -75,10 +75,12 @@ interface Session {
  * opened it. Also serves GET /healthz (can this replica serve: 503 when a
  * check fails) and /readyz (should it get traffic: 503 while starting or
  * shutting down), both open for load balancers; /metrics (Prometheus), which
- * needs a token whenever auth is configured; and, in OAuth mode, the RFC 9728
- * protected-resource metadata.
+ * needs a token whenever auth is configured; GET /files/<conversation>/outputs/<name>,
+ * the caller's own outputs (src/downloads/: same auth, or a signed link); and,
+ * in OAuth mode, the RFC 9728 protected-resource metadata.
  *
  * Throws AUTH_CONFIG_INVALID (before listening) for an unusable server.auth,
+ * DOWNLOAD_CONFIG_INVALID for server.publicUrl without a usable signing key,
  * SERVER_LISTEN_FAILED when the address cannot be bound.
  */
 export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
