@@ -17,6 +17,7 @@ import { checkReplicaHealth } from '../metrics/replica-health.js';
 import { jsonRpcError, notJson, readJsonBody, sendJson, tooLarge } from './http-messages.js';
 import { createMcpServer } from './mcp-server.js';
 import { sessionAdmission } from './session-admission.js';
+import { defaultEventStoreLimits, EventBudget, SessionEventStore, type EventStoreLimits } from './session-event-store.js';
 
 export interface HttpFrontOptions {
   host: string;
@@ -41,6 +42,10 @@ export interface HttpFrontOptions {
   maxSessions?: number;
   /** Open sessions of one principal at most (server.maxSessionsPerPrincipal); default 250. */
   maxSessionsPerPrincipal?: number;
+  /** The SSE `retry` (ms) a client waits before reconnecting a dropped stream with Last-Event-ID; default 1000. */
+  sseRetryMs?: number;
+  /** What the in-memory event stores keep for resuming streams; defaults in session-event-store.ts (64 MiB in all). */
+  eventStoreLimits?: Partial<EventStoreLimits>;
 }
 
 export interface HttpFront {
@@ -105,6 +110,8 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     allowedHosts: () => dnsRebindingProtection(options.host, boundPort()).allowedHosts,
     ...(options.authNow === undefined ? {} : { now: options.authNow }),
   });
+  // Resumable streams: SSE event ids, `retry`, replay after Last-Event-ID, kept in memory per session within one budget.
+  const eventBudget = new EventBudget({ ...defaultEventStoreLimits, ...options.eventStoreLimits });
   const sessionIdleMs = options.sessionIdleMs ?? 6 * 3_600_000;
   const clock = options.now ?? Date.now;
   // Clients that vanish without DELETE would otherwise keep their session objects forever.
@@ -235,8 +242,11 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
 
   async function openSession(request: IncomingMessage, response: ServerResponse, body: unknown, principal: string): Promise<void> {
     let opened = false;
+    const eventStore = new SessionEventStore(eventBudget);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      eventStore,
+      retryInterval: options.sseRetryMs ?? 1000,
       ...dnsRebindingProtection(options.host, boundPort()),
       onsessioninitialized: (id) => {
         opened = true;
@@ -245,6 +255,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       },
     });
     transport.onclose = () => {
+      eventStore.clear();
       const id = transport.sessionId;
       if (id !== undefined && sessions.delete(id)) host.logger.info({ conversationId: id }, 'MCP session closed');
     };
@@ -262,7 +273,10 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       await transport.handleRequest(request, response, body);
     } finally {
       // A refused initialize (Host header, protocol version, ...) leaves nothing behind: no server, no listener.
-      if (!opened) await mcp.close().catch(() => undefined);
+      if (!opened) {
+        await mcp.close().catch(() => undefined);
+        eventStore.clear();
+      }
     }
   }
 
