@@ -203,3 +203,16 @@ test('a delegating call records both tools: denying the delegating tool also ref
   fixture.host.updateConfig({ ...config, policy: { ...config.policy, rules: { call_with_args_file: 'deny' } } });
   assert.equal((await fetch(downloadUrl)).status, 404);
 });
+
+test('an output that cannot be recorded keeps its card without a link and is not served over HTTP (fail closed); the call still succeeds', async (t) => {
+  const fixture = await downloadFixture(t);
+  const alice = await fixture.client(aliceToken);
+  const sandbox = fixture.host.sandbox.conversation(conversation, 'alice');
+  await sandbox.ensure();
+  // A file where the records folder belongs: every record write fails.
+  await writeFile(path.join(sandbox.dir, '.output-records'), 'in the way');
+  const { card, result } = await exportBytes(fixture, alice, { principal: 'alice', conversationId: conversation, name: 'r.bin', bytes: Buffer.from('r') });
+  assert.notEqual(result.isError, true);
+  assert.equal(card.downloadUrl, undefined);
+  assert.equal((await fetch(fileUrl(fixture.base, conversation, card.path), { headers: { authorization: `Bearer ${aliceToken}` } })).status, 404);
+});

@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import { SignJWT } from 'jose';
 import { writeOutputRecord } from '../../src/downloads/output-record.js';
 import { signDownloadLink, verifyDownloadLink } from '../../src/downloads/signed-link.js';
-import { aliceToken, bobToken, bytesOf, downloadFixture, exportBytes, fileUrl } from './helpers.js';
+import { startHttpFront } from '../../src/mcp/http-server.js';
+import { tempHost } from '../helpers/temp-host.js';
+import { aliceToken, bearerAuth, bobToken, bytesOf, downloadFixture, exportBytes, fileUrl } from './helpers.js';
 
 const conversation = 'links';
 const key = randomBytes(32);
@@ -135,4 +137,23 @@ test('a link whose file changed since it was made gets 410; the card of the new 
   assert.match(((await gone.json()) as { error: string }).error, /changed since this link was made/);
   const current = await fetch(fileUrl(fixture.base, conversation, card.path), { headers: { authorization: `Bearer ${aliceToken}` } });
   assert.equal(await current.text(), 'version 2');
+});
+
+test('fleet: another replica over the same sandbox volume and key serves the file, by link and by token', async (t) => {
+  const fixture = await downloadFixture(t);
+  const alice = await fixture.client(aliceToken);
+  const bytes = randomBytes(3000);
+  const { card } = await exportBytes(fixture, alice, { principal: 'alice', conversationId: conversation, name: 'shared.bin', bytes });
+  // A second replica: its own process state, the same sandbox root and configuration (key file).
+  const replica = await tempHost({
+    sandbox: { root: fixture.config.sandbox.root },
+    server: { auth: bearerAuth, downloads: { signingKeyFile: fixture.keyFile } },
+  });
+  t.after(() => replica.cleanup());
+  const front = await startHttpFront(replica.host, { host: '127.0.0.1', port: 0, path: '/mcp', auth: bearerAuth });
+  t.after(() => front.close());
+  const base = front.url.replace(/\/mcp$/, '');
+  const signed = new URL(card.downloadUrl ?? '');
+  assert.deepEqual(await bytesOf(await fetch(`${base}${signed.pathname}${signed.search}`)), bytes);
+  assert.deepEqual(await bytesOf(await fetch(fileUrl(base, conversation, card.path), { headers: { authorization: `Bearer ${aliceToken}` } })), bytes);
 });
