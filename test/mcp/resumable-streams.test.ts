@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
 import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EventBudget, SessionEventStore } from '../../src/mcp/session-event-store.js';
 import { startHttpFront } from '../../src/mcp/http-server.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -141,6 +144,49 @@ test('SSE events carry ids and a retry; a client that reconnects with Last-Event
   });
   assert.equal(foreign.status, 400);
   await foreign.text();
+});
+
+test('the MCP SDK client resumes a call whose connection dropped: it reconnects with Last-Event-ID and gets the progress it missed and the result, once each', async (t) => {
+  const released = gate();
+  const host = await tempHost();
+  t.after(() => host.cleanup());
+  host.host.registerTool({
+    name: 'gated',
+    description: 'test tool that waits for the test',
+    inputSchema: { type: 'object' },
+    async handler(_args, context) {
+      context.progress({ progress: 1 });
+      await released.wait;
+      context.progress({ progress: 2 });
+      return { value: 'done' };
+    },
+  });
+  const front = await startHttpFront(host.host, { host: '127.0.0.1', port: 0, path: '/mcp', sseRetryMs: 1 });
+  t.after(() => front.close());
+  let lastPost: IncomingMessage | undefined;
+  front.server.on('request', (request: IncomingMessage) => {
+    if (request.method === 'POST') lastPost = request;
+  });
+  const client = new Client({ name: 'resume-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(front.url)));
+  t.after(() => client.close());
+
+  const progress: number[] = [];
+  const tokens: string[] = [];
+  const result = await client.callTool({ name: 'gated', arguments: {} }, undefined, {
+    onprogress: (update) => {
+      progress.push(update.progress);
+      if (update.progress === 1) {
+        // The call's connection drops (the server side of its socket is cut) while the tool goes on.
+        lastPost?.socket.destroy();
+        released.open();
+      }
+    },
+    onresumptiontoken: (token) => void tokens.push(token),
+  });
+  assert.equal((result.content as { text: string }[])[0]?.text, 'done');
+  assert.deepEqual(progress, [1, 2]);
+  assert.ok(tokens.length >= 3, `event ids seen: ${tokens.join(', ')}`);
 });
 
 const message = (n: number, pad = 0): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { n, pad: 'x'.repeat(pad) } });
