@@ -18,6 +18,7 @@ const runtimeAreas = [
   'analysis',
   'cli',
   'coordination',
+  'downloads',
   'e2e',
   'files',
   'fleet',

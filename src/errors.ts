@@ -96,6 +96,8 @@ export const errorCodes = {
   // server, identity and admission
   AUTH_CONFIG_INVALID:
     'server.auth is unusable (a token without a secret, an OAuth issuer without a JWKS, no auth on a non-loopback address); the message names the key.',
+  DOWNLOAD_CONFIG_INVALID:
+    'server.publicUrl is set without a usable download signing key (server.downloads.signingKeyEnv or signingKeyFile: unset, unreadable or under 32 bytes); the message names the key.',
   SERVER_LISTEN_FAILED: 'The server could not listen on its address (port in use, address not available, permission).',
   SESSION_LIMIT:
     'Too many MCP sessions are open (server.maxSessions, or the per-principal cap); details.open and details.limit say how many. Close one or retry later.',
@@ -183,6 +185,7 @@ export const retryableErrors = {
   FORMAT_MISMATCH: false,
   COORDINATION_UNAVAILABLE: true,
   AUTH_CONFIG_INVALID: false,
+  DOWNLOAD_CONFIG_INVALID: false,
   SERVER_LISTEN_FAILED: false,
   // Sessions close (idle or by their clients) and queues drain.
   SESSION_LIMIT: true,

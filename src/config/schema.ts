@@ -213,6 +213,29 @@ export const configSchema = Type.Object(
           description:
             "Longest wait for a slot in any admission queue (exports, charts, query_sql, query_files, scripts, each upstream); a call still waiting is refused with BUSY (or SQL_BUSY, SCRIPT_BUSY). Keep it below your clients' request timeout (60 s in the MCP SDK).",
         }),
+        publicUrl: Type.Optional(
+          Type.String({
+            pattern: '^https?://[^/?#]+(/[^?#]*)?$',
+            description:
+              'The base URL users reach this server at (behind a proxy, e.g. https://files.example.com). When set, download cards carry a signed `downloadUrl` (needs server.downloads.signingKeyEnv or signingKeyFile); absent, they carry none.',
+          }),
+        ),
+        downloads: Type.Object(
+          {
+            signingKeyEnv: Type.Optional(
+              Type.String({
+                pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+                description:
+                  'Name of the environment variable holding the key that signs download links (at least 32 bytes). Every replica of a fleet needs the same key.',
+              }),
+            ),
+            signingKeyFile: Type.Optional(
+              Type.String({ minLength: 1, description: 'A file holding the signing key instead (a mounted secret); trailing newlines are ignored.' }),
+            ),
+            linkTtlSeconds: Type.Integer({ minimum: 1, maximum: 604_800, default: 3600, description: 'How long a signed download link stays valid.' }),
+          },
+          { ...closed, description: 'The download route GET /files/<conversation>/outputs/<name> and its signed links (docs/auth.md).' },
+        ),
       },
       { ...closed, description: 'The MCP front over Streamable HTTP (`spillway serve`).' },
     ),

@@ -94,6 +94,26 @@ export interface SpillWritten {
   logger: Logger;
 }
 
+/** What an outputs hook learns about one call that placed files in outputs/. */
+export interface OutputsWritten {
+  sandbox: ConversationSandbox;
+  /** The tool that produced the files: for a delegating call, the target that ran. */
+  tool: { name: string; origin?: 'local' | { upstream: string } };
+  /** The tool the model called, when that was a delegating call to `tool`. */
+  calledAs?: string;
+  /** The download cards, as the tool (or an earlier hook) made them. */
+  attachments: Attachment[];
+  /** The running configuration (read it here, so a reload applies). */
+  config: Config;
+  logger: Logger;
+}
+
+/**
+ * Work a higher layer does on a call's outputs before the call returns; it
+ * returns the cards to hand out (downloads records the producing tool and adds a signed link).
+ */
+export type OutputsHook = (outputs: OutputsWritten) => Promise<Attachment[]> | Attachment[];
+
 /** One health check: resolves when this replica can serve, throws (with a reason) when not. */
 export type HealthCheck = () => Promise<void>;
 
@@ -157,6 +177,7 @@ export class Host extends EventEmitter<HostEvents> {
   private readonly spillNumbers: SpillNumbers | undefined;
   private readonly closers: (() => Promise<void> | void)[] = [];
   private readonly afterSpillHooks: AfterSpillHook[] = [];
+  private readonly outputsHooks: OutputsHook[] = [];
   private readonly healthSources = new Map<string, () => unknown>();
   private readonly healthChecks = new Map<string, HealthCheck>();
   private readonly missingToolExplainers: MissingToolExplainer[] = [];
@@ -296,6 +317,21 @@ export class Host extends EventEmitter<HostEvents> {
     return () => {
       const index = this.afterSpillHooks.indexOf(hook);
       if (index >= 0) this.afterSpillHooks.splice(index, 1);
+    };
+  }
+
+  /**
+   * Registers work to run on a call's download cards before the call returns
+   * (the downloads route records which tool produced each file and adds a
+   * signed link). Hooks run in the order registered, each given the cards the
+   * one before returned; a hook that throws is logged and its cards are left
+   * as they were. Returns a function that removes it.
+   */
+  onOutputs(hook: OutputsHook): () => void {
+    this.outputsHooks.push(hook);
+    return () => {
+      const index = this.outputsHooks.indexOf(hook);
+      if (index >= 0) this.outputsHooks.splice(index, 1);
     };
   }
 
@@ -465,7 +501,15 @@ export class Host extends EventEmitter<HostEvents> {
     if (written.length > 0) await this.afterSpill({ sandbox, files: written, config: this.currentConfig, logger: log });
 
     const durationMs = performance.now() - startedAt;
-    const attachments = output?.attachments ?? [];
+    const producer = unlisted ?? this.tools.get(executedTool);
+    const attachments = await this.afterOutputs({
+      sandbox,
+      tool: { name: executedTool, ...(producer?.origin === undefined ? {} : { origin: producer.origin }) },
+      ...(executedTool === call.name ? {} : { calledAs: call.name }),
+      attachments: output?.attachments ?? [],
+      config: this.currentConfig,
+      logger: log,
+    });
     const { text, files, truncated, notes } = view;
     const result: ExecuteResult = { callId, tool: call.name, isError, text, files, truncated, attachments, notes, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
@@ -514,6 +558,19 @@ export class Host extends EventEmitter<HostEvents> {
   private configDependentListing(): string {
     const dependent = [...this.tools.values()].filter(listingDependsOnConfig).map((tool) => listTool(tool, this.currentConfig));
     return JSON.stringify(dependent.map(({ name, description, annotations }) => [name, description, annotations]));
+  }
+
+  private async afterOutputs(outputs: OutputsWritten): Promise<Attachment[]> {
+    let cards = outputs.attachments;
+    if (cards.length === 0) return cards;
+    for (const hook of [...this.outputsHooks]) {
+      try {
+        cards = await hook({ ...outputs, attachments: cards });
+      } catch (error) {
+        outputs.logger.warn({ err: error }, 'an outputs hook failed; the download cards were kept as they were');
+      }
+    }
+    return cards;
   }
 
   private async afterSpill(spill: SpillWritten): Promise<void> {

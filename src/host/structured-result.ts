@@ -24,6 +24,8 @@ const attachmentSchema = Type.Object(
     mimeType: Type.String(),
     rows: Type.Optional(Type.Integer({ minimum: 0 })),
     uri: Type.String({ description: 'Read it back with resources/read.' }),
+    downloadUrl: Type.Optional(Type.String({ description: 'A signed HTTP link to the file for a browser or an e-mail (when server.publicUrl is set).' })),
+    downloadExpiresAt: Type.Optional(Type.String({ description: 'ISO 8601 time the link stops working.' })),
   },
   { description: 'A download card: a file this call placed in outputs/.' },
 );

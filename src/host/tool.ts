@@ -30,6 +30,10 @@ export interface Attachment {
   rows?: number;
   /** The URI an MCP client reads it back with (resources/read), only within its own conversation. */
   uri: string;
+  /** A signed HTTP link to the file (GET, no header needed), when server.publicUrl is set. */
+  downloadUrl?: string;
+  /** When `downloadUrl` stops working (ISO 8601). */
+  downloadExpiresAt?: string;
 }
 
 /** What a tool handler returns. */

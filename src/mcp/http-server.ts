@@ -8,6 +8,8 @@ import type { Refused } from '../auth/auth-result.js';
 import { createAuthenticator } from '../auth/create-authenticator.js';
 import { isLoopbackHost } from '../auth/loopback.js';
 import type { ServerAuthConfig } from '../config/schema.js';
+import { downloadRoute } from '../downloads/download-route.js';
+import { downloadSettings } from '../downloads/download-settings.js';
 import { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 import { createHostMetrics } from '../metrics/host-metrics.js';
@@ -15,6 +17,7 @@ import { checkReplicaHealth } from '../metrics/replica-health.js';
 import { jsonRpcError, notJson, readJsonBody, sendJson, tooLarge } from './http-messages.js';
 import { createMcpServer } from './mcp-server.js';
 import { sessionAdmission } from './session-admission.js';
+import { defaultEventStoreLimits, EventBudget, SessionEventStore, type EventStoreLimits } from './session-event-store.js';
 
 export interface HttpFrontOptions {
   host: string;
@@ -39,6 +42,10 @@ export interface HttpFrontOptions {
   maxSessions?: number;
   /** Open sessions of one principal at most (server.maxSessionsPerPrincipal); default 250. */
   maxSessionsPerPrincipal?: number;
+  /** The SSE `retry` (ms) a client waits before reconnecting a dropped stream with Last-Event-ID; default 1000. */
+  sseRetryMs?: number;
+  /** What the in-memory event stores keep for resuming streams; defaults in session-event-store.ts (64 MiB in all). */
+  eventStoreLimits?: Partial<EventStoreLimits>;
 }
 
 export interface HttpFront {
@@ -73,10 +80,12 @@ interface Session {
  * opened it. Also serves GET /healthz (can this replica serve: 503 when a
  * check fails) and /readyz (should it get traffic: 503 while starting or
  * shutting down), both open for load balancers; /metrics (Prometheus), which
- * needs a token whenever auth is configured; and, in OAuth mode, the RFC 9728
- * protected-resource metadata.
+ * needs a token whenever auth is configured; GET /files/<conversation>/outputs/<name>,
+ * the caller's own outputs (src/downloads/: same auth, or a signed link); and,
+ * in OAuth mode, the RFC 9728 protected-resource metadata.
  *
  * Throws AUTH_CONFIG_INVALID (before listening) for an unusable server.auth,
+ * DOWNLOAD_CONFIG_INVALID for server.publicUrl without a usable signing key,
  * SERVER_LISTEN_FAILED when the address cannot be bound.
  */
 export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
@@ -93,6 +102,16 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     listenUrl,
     ...(options.authNow === undefined ? {} : { now: options.authNow }),
   });
+  // GET /files/<conversation>/outputs/<name>: same authentication; a publicUrl without a signing key refuses to start.
+  downloadSettings(host.config, options.env ?? process.env);
+  const downloads = downloadRoute(host, {
+    authenticator,
+    env: options.env ?? process.env,
+    allowedHosts: () => dnsRebindingProtection(options.host, boundPort()).allowedHosts,
+    ...(options.authNow === undefined ? {} : { now: options.authNow }),
+  });
+  // Resumable streams: SSE event ids, `retry`, replay after Last-Event-ID, kept in memory per session within one budget.
+  const eventBudget = new EventBudget({ ...defaultEventStoreLimits, ...options.eventStoreLimits });
   const sessionIdleMs = options.sessionIdleMs ?? 6 * 3_600_000;
   const clock = options.now ?? Date.now;
   // Clients that vanish without DELETE would otherwise keep their session objects forever.
@@ -153,6 +172,10 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       const text = await metrics.render();
       response.writeHead(200, { 'content-type': metrics.contentType });
       response.end(text);
+      return;
+    }
+    if (downloads.handles(url.pathname)) {
+      await downloads.handle(request, response, url);
       return;
     }
     if (url.pathname !== options.path) {
@@ -219,8 +242,11 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
 
   async function openSession(request: IncomingMessage, response: ServerResponse, body: unknown, principal: string): Promise<void> {
     let opened = false;
+    const eventStore = new SessionEventStore(eventBudget);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      eventStore,
+      retryInterval: options.sseRetryMs ?? 1000,
       ...dnsRebindingProtection(options.host, boundPort()),
       onsessioninitialized: (id) => {
         opened = true;
@@ -229,6 +255,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       },
     });
     transport.onclose = () => {
+      eventStore.clear();
       const id = transport.sessionId;
       if (id !== undefined && sessions.delete(id)) host.logger.info({ conversationId: id }, 'MCP session closed');
     };
@@ -246,7 +273,10 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       await transport.handleRequest(request, response, body);
     } finally {
       // A refused initialize (Host header, protocol version, ...) leaves nothing behind: no server, no listener.
-      if (!opened) await mcp.close().catch(() => undefined);
+      if (!opened) {
+        await mcp.close().catch(() => undefined);
+        eventStore.clear();
+      }
     }
   }
 

@@ -202,6 +202,14 @@ export function toCallToolResult(result: ExecuteResult, tool?: ListedTool): Call
       name: attachment.filename,
       mimeType: attachment.mimeType,
       description: `${attachment.path}, ${attachment.bytes} bytes`,
+      ...(attachment.downloadUrl === undefined
+        ? {}
+        : {
+            _meta: {
+              downloadUrl: attachment.downloadUrl,
+              ...(attachment.downloadExpiresAt === undefined ? {} : { downloadExpiresAt: attachment.downloadExpiresAt }),
+            },
+          }),
     });
   }
   const mcp: CallToolResult = { content, isError: result.isError };

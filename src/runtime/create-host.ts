@@ -2,6 +2,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { Host } from '../host/host.js';
 import type { ApprovalHandler } from '../host/tool.js';
+import { installDownloadLinks } from '../downloads/download-links.js';
 import { defaultKeyPrefix, openCoordinator } from '../coordination/open-coordinator.js';
 import type { Coordinator } from '../coordination/coordinator.js';
 import { sharedSpillNumbers } from '../coordination/shared-spill-numbers.js';
@@ -83,6 +84,8 @@ export async function assembleHost(options: CreateHostOptions = {}): Promise<Ass
     ...(coordinator === undefined ? {} : { coordinator }),
     ...(expiryLog === undefined ? {} : { expiryLog }),
   });
+  // Every output is recorded with the tool that made it (the download route checks its policy again); cards get signed links when server.publicUrl is set.
+  installDownloadLinks(host, options.now === undefined ? {} : { now: options.now });
   if (options.builtins !== false) {
     const files = options.workerModules === undefined ? {} : { workerModules: options.workerModules };
     // A fleet (Redis) builds files through its job queue; one process on its own threads.
