@@ -6,64 +6,14 @@ import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { reconnectDelay } from './backoff.js';
 import { createTransport, describeTarget } from './create-transport.js';
-import { callFailure, closedDuringCall, connectFailure, isConnectionFailure } from './upstream-errors.js';
+import { listAllTools } from './list-all-tools.js';
+import { callFailure, closedDuringCall, connectFailure, isConnectionFailure, notConnected } from './upstream-errors.js';
+import type { UpstreamCallOptions, UpstreamConnectionEvents, UpstreamConnectionOptions, UpstreamState, UpstreamStatus } from './upstream-status.js';
+
+export type { UpstreamCallOptions, UpstreamConnectionEvents, UpstreamConnectionOptions, UpstreamState, UpstreamStatus } from './upstream-status.js';
 import { UpstreamGeneration } from './upstream-generation.js';
 import { UpstreamLiveness } from './upstream-liveness.js';
 import { systemTimers, type UpstreamTimers } from './upstream-timers.js';
-
-/**
- * connecting: an attempt (start, handshake, tool listing) is under way; connected; reconnecting: down, a
- * retry is scheduled; failed: down for good (no reconnect); closed: shut down.
- */
-export type UpstreamState = 'connecting' | 'connected' | 'reconnecting' | 'failed' | 'closed';
-
-/** What `list_upstreams`, `spillway upstreams` and /healthz report for one upstream. */
-export interface UpstreamStatus {
-  name: string;
-  transport: 'stdio' | 'http';
-  /** The command line or URL (no env values, headers or credentials). */
-  target: string;
-  state: UpstreamState;
-  /** The upstream's own tool names. */
-  tools: string[];
-  server?: { name: string; version: string };
-  connectedAt?: string;
-  /** Consecutive failed attempts since the last successful connection. */
-  failures: number;
-  /** Times this upstream was restarted (stdio) or reconnected (HTTP) because it stopped answering pings or calls. */
-  restarts: number;
-  lastError?: string;
-  nextAttemptAt?: string;
-  /** While connecting: when the handshake deadline passes. */
-  handshakeDeadline?: string;
-  pid?: number;
-}
-
-export interface UpstreamConnectionEvents {
-  /** The state (or what status() reports with it: failures, last error) changed. */
-  status: [UpstreamStatus];
-}
-
-export interface UpstreamConnectionOptions {
-  name: string;
-  entry: UpstreamConfig;
-  settings: Config['upstream'];
-  logger: Logger;
-  /** Called with the upstream's whole tool list after every (re)connection and tools/list_changed refresh. */
-  onTools?: (tools: Tool[]) => void;
-  /** Reconnect with back-off after a failure or exit (default true; the CLI probe turns it off). */
-  reconnect?: boolean;
-  /** Clock and timers (handshake deadline, back-off, pings); tests pass their own. */
-  timers?: UpstreamTimers;
-}
-
-export interface UpstreamCallOptions {
-  signal?: AbortSignal;
-  /** This call's timeout, from the configuration the call runs under (a reload applies); default the connection's. */
-  timeoutMs?: number;
-}
-
-const maxToolPages = 100;
 
 /**
  * One upstream MCP server: an SDK client over stdio or Streamable HTTP that
@@ -386,46 +336,13 @@ export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
 
   /** The error of a call that cannot be sent now: still connecting, reconnecting (and when), failed. */
   unavailable(tool: string): SpillwayError {
-    const details = {
+    return notConnected({
       upstream: this.name,
       tool,
       state: this.state,
-      ...(this.nextAttemptAt === undefined ? {} : { nextAttemptAt: this.nextAttemptAt.toISOString() }),
-    };
-    if (this.state === 'connecting') {
-      const deadline = this.handshakeDeadline === undefined ? '' : ` (its handshake deadline is ${this.handshakeDeadline.toISOString()})`;
-      return new SpillwayError(
-        'UPSTREAM_UNAVAILABLE',
-        `The upstream MCP server "${this.name}" is still connecting${deadline}, so ${tool} was not run. Try again in a moment, or check list_upstreams.`,
-        details,
-      );
-    }
-    if (this.state === 'connected') {
-      // The connection closed an instant ago; the status catches up on the next tick.
-      return new SpillwayError(
-        'UPSTREAM_UNAVAILABLE',
-        `The upstream MCP server "${this.name}" has just lost its connection, so ${tool} was not run; spillway is reconnecting. Try again in a moment, or check list_upstreams.`,
-        details,
-      );
-    }
-    const when = this.nextAttemptAt === undefined ? '' : ` The next reconnect attempt is at ${this.nextAttemptAt.toISOString()}.`;
-    const why = this.lastError === undefined ? '' : ` Last error: ${this.lastError}`;
-    return new SpillwayError(
-      'UPSTREAM_UNAVAILABLE',
-      `The upstream MCP server "${this.name}" is not connected (${this.state}), so ${tool} was not run.${when} Try again later, or check list_upstreams.${why}`,
-      details,
-    );
+      ...(this.nextAttemptAt === undefined ? {} : { nextAttemptAt: this.nextAttemptAt }),
+      ...(this.handshakeDeadline === undefined ? {} : { handshakeDeadline: this.handshakeDeadline }),
+      ...(this.lastError === undefined ? {} : { lastError: this.lastError }),
+    });
   }
-}
-
-async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < maxToolPages; page += 1) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
-    if (cursor === undefined) break;
-  }
-  return tools;
 }

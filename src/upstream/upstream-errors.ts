@@ -2,6 +2,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { SpillwayError } from '../errors.js';
 import type { UpstreamGeneration } from './upstream-generation.js';
+import type { UpstreamState } from './upstream-status.js';
 
 /** A failed upstream call as the model reads it: a timeout (with what to raise), a cancel, or the server's own refusal. */
 export function callFailure(upstream: string, generation: UpstreamGeneration, error: unknown, tool: string, timeoutMs: number): SpillwayError {
@@ -62,4 +63,43 @@ export function isConnectionFailure(error: unknown): boolean {
   if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 502 || error.code === 503;
   if (error instanceof TypeError) return true; // fetch failed: ECONNREFUSED, ECONNRESET, DNS
   return false;
+}
+
+/** Where an upstream stands when a call cannot be sent to it. */
+export interface NotConnected {
+  upstream: string;
+  tool: string;
+  state: UpstreamState;
+  nextAttemptAt?: Date;
+  handshakeDeadline?: Date;
+  lastError?: string;
+}
+
+/** The error of a call that cannot be sent now: still connecting, reconnecting (and when), failed. */
+export function notConnected(at: NotConnected): SpillwayError {
+  const { upstream, tool, state } = at;
+  const details = { upstream, tool, state, ...(at.nextAttemptAt === undefined ? {} : { nextAttemptAt: at.nextAttemptAt.toISOString() }) };
+  if (state === 'connecting') {
+    const deadline = at.handshakeDeadline === undefined ? '' : ` (its handshake deadline is ${at.handshakeDeadline.toISOString()})`;
+    return new SpillwayError(
+      'UPSTREAM_UNAVAILABLE',
+      `The upstream MCP server "${upstream}" is still connecting${deadline}, so ${tool} was not run. Try again in a moment, or check list_upstreams.`,
+      details,
+    );
+  }
+  if (state === 'connected') {
+    // The connection closed an instant ago; the status catches up on the next tick.
+    return new SpillwayError(
+      'UPSTREAM_UNAVAILABLE',
+      `The upstream MCP server "${upstream}" has just lost its connection, so ${tool} was not run; spillway is reconnecting. Try again in a moment, or check list_upstreams.`,
+      details,
+    );
+  }
+  const when = at.nextAttemptAt === undefined ? '' : ` The next reconnect attempt is at ${at.nextAttemptAt.toISOString()}.`;
+  const why = at.lastError === undefined ? '' : ` Last error: ${at.lastError}`;
+  return new SpillwayError(
+    'UPSTREAM_UNAVAILABLE',
+    `The upstream MCP server "${upstream}" is not connected (${state}), so ${tool} was not run.${when} Try again later, or check list_upstreams.${why}`,
+    details,
+  );
 }
