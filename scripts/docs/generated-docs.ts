@@ -6,6 +6,7 @@ import { packageRoot } from '../../src/config/package-root.js';
 import { configSchema } from '../../src/config/schema.js';
 import { defaultsOf } from '../../src/config/schema-defaults.js';
 import { createHost } from '../../src/runtime/create-host.js';
+import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import type { ListedTool } from '../../src/host/tool.js';
 import { renderConfigurationReference } from './render-configuration-reference.js';
 import { renderToolReference } from './render-tool-reference.js';
@@ -17,8 +18,8 @@ export interface GeneratedDoc {
 }
 
 /**
- * The built-in tools exactly as a host with the default configuration
- * registers them (in a throwaway sandbox, so nothing real is touched).
+ * The built-in tools exactly as `spillway serve` with the default configuration
+ * offers them (in a throwaway sandbox, so nothing real is touched).
  */
 export async function builtinToolDefinitions(): Promise<ListedTool[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-docs-'));
@@ -29,6 +30,8 @@ export async function builtinToolDefinitions(): Promise<ListedTool[]> {
     });
     const host = await createHost({ config });
     try {
+      // As `spillway serve` offers them: list_upstreams comes with the upstream manager, configured upstreams or not.
+      startUpstreams(host);
       return host.listTools();
     } finally {
       await host.close();

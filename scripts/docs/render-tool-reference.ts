@@ -49,9 +49,15 @@ function dedupe(rows: ArgumentRow[]): ArgumentRow[] {
   return [...seen.values()];
 }
 
-function firstSentence(text: string): string {
-  const match = /^(.+?[.!?])(\s|$)/s.exec(text);
-  return (match?.[1] ?? text).replace(/\s+/g, ' ');
+/** The description up to its first full stop, not one of an abbreviation ("e.g.", "i.e.", "etc."). */
+export function firstSentence(text: string): string {
+  const end = /[.!?](?=\s|$)/g;
+  for (let match = end.exec(text); match !== null; match = end.exec(text)) {
+    const before = text.slice(0, match.index + 1);
+    if (/(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf)\.$/i.test(before)) continue;
+    return before.replace(/\s+/g, ' ');
+  }
+  return text.replace(/\s+/g, ' ');
 }
 
 function annotationText(tool: ListedTool): string {

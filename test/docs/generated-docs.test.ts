@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { defaultConfigFile } from '../../src/config/load-config.js';
 import { packageRoot } from '../../src/config/package-root.js';
 import { builtinToolDefinitions, generatedDocs } from '../../scripts/docs/generated-docs.js';
-import { argumentRows } from '../../scripts/docs/render-tool-reference.js';
+import { argumentRows, firstSentence } from '../../scripts/docs/render-tool-reference.js';
 
 test('the committed docs/tools.md, docs/configuration.md, config/schema.json and config/default.json are what the generator writes', async () => {
   const docs = await generatedDocs();
@@ -86,4 +86,16 @@ test('the configuration reference names every key of config/default.json with it
     assert.ok(line.includes(`\`${JSON.stringify(value)}\``), `${key.join('.')}: default ${JSON.stringify(value)} not shown`);
   };
   walk(defaults, []);
+});
+
+test('a tool summary is its whole first sentence: abbreviations such as "e.g." do not end it', () => {
+  assert.equal(firstSentence('Give the user a file (e.g. a spill) as it is. Then more.'), 'Give the user a file (e.g. a spill) as it is.');
+  assert.equal(firstSentence('One, i.e. the first, etc. and so on! Two.'), 'One, i.e. the first, etc. and so on!');
+  assert.equal(firstSentence('No full stop at all'), 'No full stop at all');
+  assert.equal(firstSentence('Ends at version 1.5 here.\nNext.'), 'Ends at version 1.5 here.');
+});
+
+test('the tool reference lists list_upstreams, which serve offers with or without upstreams', async () => {
+  const definitions = await builtinToolDefinitions();
+  assert.ok(definitions.some((tool) => tool.name === 'list_upstreams'));
 });

@@ -110,7 +110,9 @@ export function withParquetExport(exportTable: ToolDefinition, engine: FilesSqlE
   const base = exportTable.description;
   return {
     ...exportTable,
-    description: (config: Config) => `${typeof base === 'function' ? base(config) : base} ${parquetSentence}`,
+    // The first sentence names every format: it is what a client's tool list shows.
+    description: (config: Config) =>
+      `${(typeof base === 'function' ? base(config) : base).replace('a CSV or Excel (XLSX) file', 'a CSV, Excel (XLSX) or Parquet file')} ${parquetSentence}`,
     inputSchema: withParquetFormat(exportTable.inputSchema) as ToolDefinition['inputSchema'],
     handler(args, context) {
       return args.format === 'parquet' ? exportParquet(engine, args, context) : exportTable.handler(args, context);
