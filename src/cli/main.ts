@@ -85,7 +85,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
     const known = startupError(error);
     if (SpillwayError.is(known)) {
-      io.err(`spillway ${verb}: ${oneLine(known.message)}`);
+      // The code last, in brackets: what docs and scripts look for (docs/cli.md lists them per verb).
+      io.err(`spillway ${verb}: ${oneLine(known.message)} [${known.code}]`);
       return 1;
     }
     throw error;
