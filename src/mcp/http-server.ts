@@ -7,12 +7,13 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Refused } from '../auth/auth-result.js';
 import { createAuthenticator } from '../auth/create-authenticator.js';
 import { isLoopbackHost } from '../auth/loopback.js';
-import type { ServerAuthConfig } from '../config/schema.js';
+import type { Config, ServerAuthConfig } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 import { createHostMetrics } from '../metrics/host-metrics.js';
 import { checkReplicaHealth } from '../metrics/replica-health.js';
-import { jsonRpcError, notJson, readJsonBody, sendJson, tooLarge } from './http-messages.js';
+import { limitConnections } from './connection-limits.js';
+import { jsonRpcError, readJsonBody, sendJson } from './http-messages.js';
 import { createMcpServer } from './mcp-server.js';
 import { sessionAdmission } from './session-admission.js';
 
@@ -21,8 +22,20 @@ export interface HttpFrontOptions {
   port: number;
   /** URL path of the MCP endpoint, e.g. "/mcp". */
   path: string;
-  /** Largest request body accepted, in bytes. */
+  /** Largest request body accepted, in bytes (server.maxBodyBytes); default: the host's configuration, as for every limit below. */
   maxBodyBytes?: number;
+  /** Deepest nesting of arrays and objects in a JSON body (server.maxJsonDepth). */
+  maxJsonDepth?: number;
+  /** Open HTTP connections at most (server.maxConnections). */
+  maxConnections?: number;
+  /** Open HTTP connections from one client address (an IPv6 /64) at most (server.maxConnectionsPerAddress). */
+  maxConnectionsPerAddress?: number;
+  /** A connection that has not sent its request headers this long after it opened (or its last answer) is closed (server.headersTimeoutMs). */
+  headersTimeoutMs?: number;
+  /** A request not received in full this long after it started is answered 408 and closed (server.requestTimeoutMs). */
+  requestTimeoutMs?: number;
+  /** A kept-alive connection with no request for this long is closed (server.idleTimeoutMs); never one whose answer (an SSE stream) is still open. */
+  idleTimeoutMs?: number;
   /** A session with no request (and no open stream) for this long is closed; its files stay. Default 6 hours. */
   sessionIdleMs?: number;
   /** Clock for the idle check, in epoch milliseconds; tests pass their own. Default Date.now. */
@@ -81,7 +94,9 @@ interface Session {
  */
 export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
   const sessions = new Map<string, Session>();
-  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const limits = frontLimits(options, host.config.server);
+  const bodyLimits = { maxBytes: limits.maxBodyBytes, maxDepth: limits.maxJsonDepth };
+  const timeouts = connectionTimeouts(limits);
   const admission = sessionAdmission({ maxSessions: options.maxSessions ?? 1000, maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? 250 }, () =>
     sessions.values(),
   );
@@ -115,13 +130,26 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
   idleTimer.unref();
 
   const boundPort = () => (server.address() as AddressInfo | null)?.port ?? options.port;
-  const server = createServer((request, response) => {
+  const server = createServer(timeouts, (request, response) => {
+    const overCap = connections.refusalOf(request.socket);
+    if (overCap !== undefined) {
+      sendJson(response, 503, jsonRpcError(overCap.message, -32000, overCap), { 'retry-after': '5', connection: 'close' });
+      return;
+    }
     handle(request, response).catch((error: unknown) => {
       host.logger.error({ err: error }, 'HTTP request failed');
       if (!response.headersSent) sendJson(response, 500, jsonRpcError('Internal error'));
       else response.end();
     });
   });
+  // Never cut a connection for being quiet while its answer is open: an SSE stream may rest for hours.
+  server.timeout = 0;
+  server.keepAliveTimeout = timeouts.keepAliveTimeout;
+  const connections = limitConnections(
+    server,
+    { maxConnections: limits.maxConnections, maxConnectionsPerAddress: limits.maxConnectionsPerAddress },
+    host.logger,
+  );
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -168,15 +196,13 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     if (caller.info !== undefined) (request as IncomingMessage & { auth?: AuthInfo }).auth = caller.info;
     const sessionHeader = request.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-    const body = request.method === 'POST' ? await readJsonBody(request, maxBodyBytes) : undefined;
-    if (body === tooLarge) {
-      sendJson(response, 413, jsonRpcError(`Request body over ${maxBodyBytes} bytes`));
+    const read = request.method === 'POST' ? await readJsonBody(request, bodyLimits) : { ok: true as const, value: undefined };
+    if (!read.ok) {
+      host.logger.warn({ principal: caller.principal, code: read.error.code, ...read.error.details }, 'HTTP request body refused');
+      sendJson(response, read.status, jsonRpcError(read.error.message, read.rpcCode, read.error));
       return;
     }
-    if (body === notJson) {
-      sendJson(response, 400, jsonRpcError('Parse error: the body is not JSON', -32700));
-      return;
-    }
+    const body = read.value;
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       // Another principal's session answers as if it did not exist: a session id is not a credential.
@@ -280,6 +306,54 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       server.closeAllConnections();
     },
   };
+}
+
+/**
+ * Node's timeouts for the front's connections: the request headers
+ * (slow-header clients), the whole request (slow bodies), and the quiet time
+ * of a kept-alive connection between requests. None of them applies to an
+ * answer still being sent, so SSE streams stay open. Node checks the first two
+ * every connectionsCheckingInterval, here a quarter of the shorter one.
+ */
+function connectionTimeouts(limits: FrontLimits): {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+  keepAlive: boolean;
+  keepAliveInitialDelay: number;
+} {
+  const headersTimeout = limits.headersTimeoutMs;
+  const requestTimeout = limits.requestTimeoutMs;
+  if (headersTimeout > requestTimeout) {
+    const problem = `server.headersTimeoutMs (${headersTimeout}) must be at most server.requestTimeoutMs (${requestTimeout})`;
+    throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${problem}`, { errors: [problem] });
+  }
+  return {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(5_000, Math.floor(headersTimeout / 4))),
+    // TCP keep-alive probes find clients that vanished (a laptop closed) under a resting SSE stream.
+    keepAlive: true,
+    keepAliveInitialDelay: 60_000,
+  };
+}
+
+type FrontLimits = Required<Pick<HttpFrontOptions, (typeof limitKeys)[number]>>;
+const limitKeys = [
+  'maxBodyBytes',
+  'maxJsonDepth',
+  'maxConnections',
+  'maxConnectionsPerAddress',
+  'headersTimeoutMs',
+  'requestTimeoutMs',
+  'idleTimeoutMs',
+] as const;
+
+/** The front's limits: each from the options when given, else the host's configuration (server.*). */
+function frontLimits(options: HttpFrontOptions, configured: Config['server']): FrontLimits {
+  return Object.fromEntries(limitKeys.map((key) => [key, options[key] ?? configured[key]])) as FrontLimits;
 }
 
 /** Listens, or SERVER_LISTEN_FAILED saying why (port in use, address not here, no permission). */
