@@ -241,7 +241,7 @@ export const configSchema = Type.Object(
           minimum: 100,
           default: 10_000,
           description:
-            'A connection must send its request headers within this long of opening (or of its last answer); otherwise it is closed. At most server.requestTimeoutMs.',
+            "A request's headers must arrive within this long of the connection opening (or of the request's first byte); otherwise the server answers 408 and closes the connection. At most server.requestTimeoutMs.",
         }),
         requestTimeoutMs: Type.Integer({
           minimum: 100,

@@ -99,6 +99,7 @@ export function jsonRpcError(message: string, code = -32000, cause?: SpillwayErr
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  response.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+  response.end(text);
 }

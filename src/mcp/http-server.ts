@@ -30,7 +30,7 @@ export interface HttpFrontOptions {
   maxConnections?: number;
   /** Open HTTP connections from one client address (an IPv6 /64) at most (server.maxConnectionsPerAddress). */
   maxConnectionsPerAddress?: number;
-  /** A connection that has not sent its request headers this long after it opened (or its last answer) is closed (server.headersTimeoutMs). */
+  /** Request headers must arrive within this long of the connection opening or of the request’s first byte, else 408 and close (server.headersTimeoutMs). */
   headersTimeoutMs?: number;
   /** A request not received in full this long after it started is answered 408 and closed (server.requestTimeoutMs). */
   requestTimeoutMs?: number;
@@ -137,6 +137,11 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       return;
     }
     handle(request, response).catch((error: unknown) => {
+      if (request.socket.destroyed) {
+        // The client went away or its request timed out (Node answered that 408); nothing is left to answer.
+        host.logger.info({ err: error }, 'HTTP request ended before it was answered');
+        return;
+      }
       host.logger.error({ err: error }, 'HTTP request failed');
       if (!response.headersSent) sendJson(response, 500, jsonRpcError('Internal error'));
       else response.end();
@@ -302,8 +307,10 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       clearInterval(idleTimer);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => undefined)));
       sessions.clear();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Closing every connection at once: waiting for them first would wait forever on a client that never finishes its request.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -95,8 +95,10 @@ test('bearer: a token mapped to "local" (any letter case) stops the server from 
         { principal, sha256: digest('b-token') },
       ],
     };
+    const starting = startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp', auth });
+    t.after(async () => (await starting.catch(() => undefined))?.close());
     await assert.rejects(
-      startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp', auth }),
+      starting,
       (error: unknown) =>
         SpillwayError.is(error) &&
         error.code === 'AUTH_CONFIG_INVALID' &&
