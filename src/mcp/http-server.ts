@@ -36,7 +36,7 @@ export interface HttpFrontOptions {
   requestTimeoutMs?: number;
   /** A kept-alive connection with no request for this long is closed (server.idleTimeoutMs); never one whose answer (an SSE stream) is still open. */
   idleTimeoutMs?: number;
-  /** A session with no request (and no open stream) for this long is closed; its files stay. Default 6 hours. */
+  /** A session with no request (and no open stream) for this long is closed; its files stay (server.sessionIdleMs). */
   sessionIdleMs?: number;
   /** Clock for the idle check, in epoch milliseconds; tests pass their own. Default Date.now. */
   now?: () => number;
@@ -48,9 +48,9 @@ export interface HttpFrontOptions {
   env?: NodeJS.ProcessEnv;
   /** Clock for OAuth token expiry (tests); default the system clock. */
   authNow?: () => Date;
-  /** Open sessions at most (server.maxSessions); default 1000. */
+  /** Open sessions at most (server.maxSessions). */
   maxSessions?: number;
-  /** Open sessions of one principal at most (server.maxSessionsPerPrincipal); default 250. */
+  /** Open sessions of one principal at most (server.maxSessionsPerPrincipal). */
   maxSessionsPerPrincipal?: number;
 }
 
@@ -89,7 +89,14 @@ interface Session {
  * needs a token whenever auth is configured; and, in OAuth mode, the RFC 9728
  * protected-resource metadata.
  *
+ * Bodies are held to server.maxBodyBytes and server.maxJsonDepth (checked
+ * as they arrive, before parsing); connections to server.maxConnections in
+ * all and server.maxConnectionsPerAddress per client address, and to Node's
+ * header, request and idle timeouts, none of which cuts an open SSE answer.
+ * Every limit not given in the options is the host's configuration (server.*).
+ *
  * Throws AUTH_CONFIG_INVALID (before listening) for an unusable server.auth,
+ * CONFIG_INVALID for a headers timeout longer than the request timeout,
  * SERVER_LISTEN_FAILED when the address cannot be bound.
  */
 export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
@@ -97,8 +104,13 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
   const limits = frontLimits(options, host.config.server);
   const bodyLimits = { maxBytes: limits.maxBodyBytes, maxDepth: limits.maxJsonDepth };
   const timeouts = connectionTimeouts(limits);
-  const admission = sessionAdmission({ maxSessions: options.maxSessions ?? 1000, maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? 250 }, () =>
-    sessions.values(),
+  const configured = host.config.server;
+  const admission = sessionAdmission(
+    {
+      maxSessions: options.maxSessions ?? configured.maxSessions,
+      maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? configured.maxSessionsPerPrincipal,
+    },
+    () => sessions.values(),
   );
   const displayHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   const listenUrl = () => `http://${displayHost}:${boundPort()}${options.path}`;
@@ -108,7 +120,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     listenUrl,
     ...(options.authNow === undefined ? {} : { now: options.authNow }),
   });
-  const sessionIdleMs = options.sessionIdleMs ?? 6 * 3_600_000;
+  const sessionIdleMs = options.sessionIdleMs ?? configured.sessionIdleMs;
   const clock = options.now ?? Date.now;
   // Clients that vanish without DELETE would otherwise keep their session objects forever.
   const closeIdleSessions = (): number => {
