@@ -294,7 +294,7 @@ test('connections over server.maxConnectionsPerAddress, then over server.maxConn
 });
 
 test('slow and idle connections are closed: half a header, nothing at all, a trickling body, a kept-alive connection left quiet', async (t) => {
-  const server = await front(t, { headersTimeoutMs: 200, requestTimeoutMs: 400, idleTimeoutMs: 200 });
+  const server = await front(t, { headersTimeoutMs: 500, requestTimeoutMs: 1000, idleTimeoutMs: 500 });
   const port = Number(new URL(server.url).port);
   const answered = (socket: Socket) => {
     let text = '';
@@ -325,7 +325,7 @@ test('the SSE streams of a real MCP session stay open through a tool call that o
   const released = new Promise<void>((resolve) => (release = resolve));
   let entered!: () => void;
   const running = new Promise<void>((resolve) => (entered = resolve));
-  const server = await front(t, { headersTimeoutMs: 250, requestTimeoutMs: 500, idleTimeoutMs: 250 }, (host) =>
+  const server = await front(t, { headersTimeoutMs: 1000, requestTimeoutMs: 2000, idleTimeoutMs: 1000 }, (host) =>
     host.host.registerTool({
       name: 'wait_for_release',
       description: 'Answers once the test releases it.',
