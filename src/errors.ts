@@ -102,6 +102,10 @@ export const errorCodes = {
   SESSION_LIMIT:
     'Too many MCP sessions are open (server.maxSessions, or the per-principal cap); details.open and details.limit say how many. Close one or retry later.',
   BUSY: 'The server is at a capacity cap for this kind of work; details.queue names it, details.running, details.waiting and details.limit say how busy it is. Retry later.',
+  CONNECTION_LIMIT:
+    'Too many HTTP connections are open (server.maxConnections, or server.maxConnectionsPerAddress from one client address); details.scope says which, details.open and details.limit how many. Answered with HTTP 503 and Retry-After.',
+  REQUEST_TOO_LARGE: 'The HTTP request body is larger than server.maxBodyBytes (HTTP 413); details.value is the cap.',
+  REQUEST_TOO_DEEP: 'The JSON request body nests arrays and objects deeper than server.maxJsonDepth (HTTP 400); details.value is the cap.',
 
   // disk faults (paths in messages are relative to the conversation)
   DISK_FULL: 'The sandbox disk is full (or the quota of the file system is reached); nothing was written.',
@@ -190,6 +194,9 @@ export const retryableErrors = {
   // Sessions close (idle or by their clients) and queues drain.
   SESSION_LIMIT: true,
   BUSY: true,
+  CONNECTION_LIMIT: true,
+  REQUEST_TOO_LARGE: false,
+  REQUEST_TOO_DEEP: false,
   // Space may be freed, but not by retrying at once; the caller should tell the user.
   DISK_FULL: false,
   SANDBOX_READ_ONLY: false,

@@ -22,7 +22,7 @@ function sha256(text: string): Buffer {
 export function loadBearerTokens(tokens: readonly BearerTokenConfig[], env: NodeJS.ProcessEnv): StoredToken[] {
   return tokens.map((token, index) => {
     const key = `server.auth.tokens[${index}]`;
-    const principal = checkPrincipalName(token.principal, `${key}.principal`);
+    const principal = configuredPrincipal(token.principal, `${key}.principal`);
     if ('sha256' in token) return { principal, digest: Buffer.from(token.sha256, 'hex') };
     const secret = env[token.secretEnv];
     if (secret === undefined || secret === '') {
@@ -34,6 +34,16 @@ export function loadBearerTokens(tokens: readonly BearerTokenConfig[], env: Node
     }
     return { principal, digest: sha256(secret) };
   });
+}
+
+/** A token's principal, or AUTH_CONFIG_INVALID naming the key (a reserved name such as "local" passes the schema's pattern). */
+function configuredPrincipal(name: string, key: string): string {
+  try {
+    return checkPrincipalName(name, key);
+  } catch (error) {
+    if (!SpillwayError.is(error)) throw error;
+    throw new SpillwayError('AUTH_CONFIG_INVALID', error.message, { key, reason: error.details?.reason }, { cause: error });
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors.js';
+import { defaultPrincipal } from '../sandbox/layout.js';
 
 const principalPattern = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
@@ -7,6 +8,12 @@ const principalPattern = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
  * OAuth claim) as a folder name, or PRINCIPAL_INVALID with the reason. The
  * sandbox checks it again where it becomes a folder; refusing here turns a
  * token whose claim cannot name a folder into a clear 401.
+ *
+ * No credential may name the local principal (`local`, in any letter case,
+ * since a case-insensitive file system makes `LOCAL` the same folder): that
+ * folder belongs to stdio, the CLI and auth none, and a user of the identity
+ * provider whose `sub` happens to be "local" must not reach it
+ * (details.reason "reserved"). Every other name keeps its folder as it is.
  */
 export function checkPrincipalName(name: unknown, source: string): string {
   if (typeof name !== 'string' || name.length === 0) {
@@ -22,5 +29,17 @@ export function checkPrincipalName(name: unknown, source: string): string {
       },
     );
   }
+  if (isReservedPrincipal(name)) {
+    throw new SpillwayError(
+      'PRINCIPAL_INVALID',
+      `${source} names "${name}", which is reserved: "${defaultPrincipal}" is the principal of stdio, the CLI and auth none, and no credential may stand for it. Use another name.`,
+      { source, reason: 'reserved' },
+    );
+  }
   return name;
+}
+
+/** Whether a name is the local principal's, whatever its letter case. */
+export function isReservedPrincipal(name: string): boolean {
+  return name.toLowerCase() === defaultPrincipal;
 }

@@ -76,6 +76,9 @@ export function validateConfig(candidate: unknown): Config {
   if (config.upstream.reconnectMaxMs < config.upstream.reconnectMinMs) {
     semantic.push('upstream.reconnectMaxMs: must be at least upstream.reconnectMinMs');
   }
+  if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
+    semantic.push('server.headersTimeoutMs: must be at most server.requestTimeoutMs');
+  }
   if (semantic.length > 0) {
     throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${semantic.join('\n- ')}`, { errors: semantic });
   }

@@ -236,6 +236,47 @@ export const configSchema = Type.Object(
           },
           { ...closed, description: 'The download route GET /files/<conversation>/outputs/<name> and its signed links (docs/auth.md).' },
         ),
+        maxBodyBytes: Type.Integer({
+          minimum: 1024,
+          default: 4_194_304,
+          description:
+            'Largest HTTP request body, in bytes; a larger one gets HTTP 413 with code REQUEST_TOO_LARGE. Keep it above args.maxBytes (write_file content travels in a request).',
+        }),
+        maxJsonDepth: Type.Integer({
+          minimum: 8,
+          maximum: 1000,
+          default: 64,
+          description:
+            'Deepest nesting of arrays and objects in a JSON request body; a deeper one is refused (HTTP 400, code REQUEST_TOO_DEEP) by a scan of the raw bytes, before it is parsed.',
+        }),
+        maxConnections: Type.Integer({
+          minimum: 1,
+          default: 2048,
+          description: 'Open HTTP connections at most; a request on a connection over the cap gets HTTP 503 with Retry-After and code CONNECTION_LIMIT.',
+        }),
+        maxConnectionsPerAddress: Type.Integer({
+          minimum: 1,
+          default: 256,
+          description:
+            'Open HTTP connections from one client address (IPv6: one /64) at most; over it, HTTP 503 with code CONNECTION_LIMIT. Behind a reverse proxy every connection comes from the proxy: set it to server.maxConnections there.',
+        }),
+        headersTimeoutMs: Type.Integer({
+          minimum: 100,
+          default: 10_000,
+          description:
+            "A request's headers must arrive within this long of the connection opening (or of the request's first byte); otherwise the server answers 408 and closes the connection. At most server.requestTimeoutMs.",
+        }),
+        requestTimeoutMs: Type.Integer({
+          minimum: 100,
+          default: 60_000,
+          description: 'A request (headers and body) must arrive in full within this long; otherwise it gets HTTP 408 and the connection is closed.',
+        }),
+        idleTimeoutMs: Type.Integer({
+          minimum: 100,
+          default: 10_000,
+          description:
+            'A kept-alive connection with no request for this long is closed. A connection whose answer is still open (an MCP SSE stream, a running tool call) is never idle.',
+        }),
       },
       { ...closed, description: 'The MCP front over Streamable HTTP (`spillway serve`).' },
     ),

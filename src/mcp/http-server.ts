@@ -7,14 +7,15 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Refused } from '../auth/auth-result.js';
 import { createAuthenticator } from '../auth/create-authenticator.js';
 import { isLoopbackHost } from '../auth/loopback.js';
-import type { ServerAuthConfig } from '../config/schema.js';
+import type { Config, ServerAuthConfig } from '../config/schema.js';
 import { downloadRoute } from '../downloads/download-route.js';
 import { downloadSettings } from '../downloads/download-settings.js';
 import { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 import { createHostMetrics } from '../metrics/host-metrics.js';
 import { checkReplicaHealth } from '../metrics/replica-health.js';
-import { jsonRpcError, notJson, readJsonBody, sendJson, tooLarge } from './http-messages.js';
+import { limitConnections } from './connection-limits.js';
+import { jsonRpcError, readJsonBody, sendJson } from './http-messages.js';
 import { createMcpServer } from './mcp-server.js';
 import { sessionAdmission } from './session-admission.js';
 import { defaultEventStoreLimits, EventBudget, SessionEventStore, type EventStoreLimits } from './session-event-store.js';
@@ -24,9 +25,21 @@ export interface HttpFrontOptions {
   port: number;
   /** URL path of the MCP endpoint, e.g. "/mcp". */
   path: string;
-  /** Largest request body accepted, in bytes. */
+  /** Largest request body accepted, in bytes (server.maxBodyBytes); default: the host's configuration, as for every limit below. */
   maxBodyBytes?: number;
-  /** A session with no request (and no open stream) for this long is closed; its files stay. Default 6 hours. */
+  /** Deepest nesting of arrays and objects in a JSON body (server.maxJsonDepth). */
+  maxJsonDepth?: number;
+  /** Open HTTP connections at most (server.maxConnections). */
+  maxConnections?: number;
+  /** Open HTTP connections from one client address (an IPv6 /64) at most (server.maxConnectionsPerAddress). */
+  maxConnectionsPerAddress?: number;
+  /** Request headers must arrive within this long of the connection opening or of the request’s first byte, else 408 and close (server.headersTimeoutMs). */
+  headersTimeoutMs?: number;
+  /** A request not received in full this long after it started is answered 408 and closed (server.requestTimeoutMs). */
+  requestTimeoutMs?: number;
+  /** A kept-alive connection with no request for this long is closed (server.idleTimeoutMs); never one whose answer (an SSE stream) is still open. */
+  idleTimeoutMs?: number;
+  /** A session with no request (and no open stream) for this long is closed; its files stay (server.sessionIdleMs). */
   sessionIdleMs?: number;
   /** Clock for the idle check, in epoch milliseconds; tests pass their own. Default Date.now. */
   now?: () => number;
@@ -38,9 +51,9 @@ export interface HttpFrontOptions {
   env?: NodeJS.ProcessEnv;
   /** Clock for OAuth token expiry (tests); default the system clock. */
   authNow?: () => Date;
-  /** Open sessions at most (server.maxSessions); default 1000. */
+  /** Open sessions at most (server.maxSessions). */
   maxSessions?: number;
-  /** Open sessions of one principal at most (server.maxSessionsPerPrincipal); default 250. */
+  /** Open sessions of one principal at most (server.maxSessionsPerPrincipal). */
   maxSessionsPerPrincipal?: number;
   /** The SSE `retry` (ms) a client waits before reconnecting a dropped stream with Last-Event-ID; default 1000. */
   sseRetryMs?: number;
@@ -84,15 +97,29 @@ interface Session {
  * the caller's own outputs (src/downloads/: same auth, or a signed link); and,
  * in OAuth mode, the RFC 9728 protected-resource metadata.
  *
+ * Bodies are held to server.maxBodyBytes and server.maxJsonDepth (checked
+ * as they arrive, before parsing); connections to server.maxConnections in
+ * all and server.maxConnectionsPerAddress per client address, and to Node's
+ * header, request and idle timeouts, none of which cuts an open SSE answer.
+ * Every limit not given in the options is the host's configuration (server.*).
+ *
  * Throws AUTH_CONFIG_INVALID (before listening) for an unusable server.auth,
  * DOWNLOAD_CONFIG_INVALID for server.publicUrl without a usable signing key,
+ * CONFIG_INVALID for a headers timeout longer than the request timeout,
  * SERVER_LISTEN_FAILED when the address cannot be bound.
  */
 export async function startHttpFront(host: Host, options: HttpFrontOptions): Promise<HttpFront> {
   const sessions = new Map<string, Session>();
-  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
-  const admission = sessionAdmission({ maxSessions: options.maxSessions ?? 1000, maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? 250 }, () =>
-    sessions.values(),
+  const limits = frontLimits(options, host.config.server);
+  const bodyLimits = { maxBytes: limits.maxBodyBytes, maxDepth: limits.maxJsonDepth };
+  const timeouts = connectionTimeouts(limits);
+  const configured = host.config.server;
+  const admission = sessionAdmission(
+    {
+      maxSessions: options.maxSessions ?? configured.maxSessions,
+      maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? configured.maxSessionsPerPrincipal,
+    },
+    () => sessions.values(),
   );
   const displayHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   const listenUrl = () => `http://${displayHost}:${boundPort()}${options.path}`;
@@ -112,7 +139,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
   });
   // Resumable streams: SSE event ids, `retry`, replay after Last-Event-ID, kept in memory per session within one budget.
   const eventBudget = new EventBudget({ ...defaultEventStoreLimits, ...options.eventStoreLimits });
-  const sessionIdleMs = options.sessionIdleMs ?? 6 * 3_600_000;
+  const sessionIdleMs = options.sessionIdleMs ?? configured.sessionIdleMs;
   const clock = options.now ?? Date.now;
   // Clients that vanish without DELETE would otherwise keep their session objects forever.
   const closeIdleSessions = (): number => {
@@ -134,13 +161,31 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
   idleTimer.unref();
 
   const boundPort = () => (server.address() as AddressInfo | null)?.port ?? options.port;
-  const server = createServer((request, response) => {
+  const server = createServer(timeouts, (request, response) => {
+    const overCap = connections.refusalOf(request.socket);
+    if (overCap !== undefined) {
+      sendJson(response, 503, jsonRpcError(overCap.message, -32000, overCap), { 'retry-after': '5', connection: 'close' });
+      return;
+    }
     handle(request, response).catch((error: unknown) => {
+      if (request.socket.destroyed) {
+        // The client went away or its request timed out (Node answered that 408); nothing is left to answer.
+        host.logger.info({ err: error }, 'HTTP request ended before it was answered');
+        return;
+      }
       host.logger.error({ err: error }, 'HTTP request failed');
       if (!response.headersSent) sendJson(response, 500, jsonRpcError('Internal error'));
       else response.end();
     });
   });
+  // Never cut a connection for being quiet while its answer is open: an SSE stream may rest for hours.
+  server.timeout = 0;
+  server.keepAliveTimeout = timeouts.keepAliveTimeout;
+  const connections = limitConnections(
+    server,
+    { maxConnections: limits.maxConnections, maxConnectionsPerAddress: limits.maxConnectionsPerAddress },
+    host.logger,
+  );
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -191,15 +236,13 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     if (caller.info !== undefined) (request as IncomingMessage & { auth?: AuthInfo }).auth = caller.info;
     const sessionHeader = request.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-    const body = request.method === 'POST' ? await readJsonBody(request, maxBodyBytes) : undefined;
-    if (body === tooLarge) {
-      sendJson(response, 413, jsonRpcError(`Request body over ${maxBodyBytes} bytes`));
+    const read = request.method === 'POST' ? await readJsonBody(request, bodyLimits) : { ok: true as const, value: undefined };
+    if (!read.ok) {
+      host.logger.warn({ principal: caller.principal, code: read.error.code, ...read.error.details }, 'HTTP request body refused');
+      sendJson(response, read.status, jsonRpcError(read.error.message, read.rpcCode, read.error));
       return;
     }
-    if (body === notJson) {
-      sendJson(response, 400, jsonRpcError('Parse error: the body is not JSON', -32700));
-      return;
-    }
+    const body = read.value;
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       // Another principal's session answers as if it did not exist: a session id is not a credential.
@@ -306,10 +349,60 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       clearInterval(idleTimer);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => undefined)));
       sessions.clear();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Closing every connection at once: waiting for them first would wait forever on a client that never finishes its request.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await closed;
     },
   };
+}
+
+/**
+ * Node's timeouts for the front's connections: the request headers
+ * (slow-header clients), the whole request (slow bodies), and the quiet time
+ * of a kept-alive connection between requests. None of them applies to an
+ * answer still being sent, so SSE streams stay open. Node checks the first two
+ * every connectionsCheckingInterval, here a quarter of the shorter one.
+ */
+function connectionTimeouts(limits: FrontLimits): {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+  keepAlive: boolean;
+  keepAliveInitialDelay: number;
+} {
+  const headersTimeout = limits.headersTimeoutMs;
+  const requestTimeout = limits.requestTimeoutMs;
+  if (headersTimeout > requestTimeout) {
+    const problem = `server.headersTimeoutMs (${headersTimeout}) must be at most server.requestTimeoutMs (${requestTimeout})`;
+    throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${problem}`, { errors: [problem] });
+  }
+  return {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(5_000, Math.floor(headersTimeout / 4))),
+    // TCP keep-alive probes find clients that vanished (a laptop closed) under a resting SSE stream.
+    keepAlive: true,
+    keepAliveInitialDelay: 60_000,
+  };
+}
+
+type FrontLimits = Required<Pick<HttpFrontOptions, (typeof limitKeys)[number]>>;
+const limitKeys = [
+  'maxBodyBytes',
+  'maxJsonDepth',
+  'maxConnections',
+  'maxConnectionsPerAddress',
+  'headersTimeoutMs',
+  'requestTimeoutMs',
+  'idleTimeoutMs',
+] as const;
+
+/** The front's limits: each from the options when given, else the host's configuration (server.*). */
+function frontLimits(options: HttpFrontOptions, configured: Config['server']): FrontLimits {
+  return Object.fromEntries(limitKeys.map((key) => [key, options[key] ?? configured[key]])) as FrontLimits;
 }
 
 /** Listens, or SERVER_LISTEN_FAILED saying why (port in use, address not here, no permission). */
