@@ -2,7 +2,8 @@
 import ExcelJS from 'exceljs';
 import { formatCount } from '../../util/format.js';
 import type { ColumnFormat } from '../columns/column-format.js';
-import { defaultLocale, displayFormatter, excelNumberFormat, excelValue } from '../columns/format-values.js';
+import { defaultLocale, displayFormatter, excelNumberFormat, excelValue, isNumericFormat } from '../columns/format-values.js';
+import { zonedColumns, zonedHeader, zoneNote } from '../columns/time-zone-label.js';
 import { resolveFormats } from '../columns/resolve-formats.js';
 import { selectRows } from '../selection/select-rows.js';
 import { dataRowsPerSheet, excelCellCharLimit, excelSheetRowLimit } from './sheet-limit.js';
@@ -40,6 +41,9 @@ const headerStyle: Partial<ExcelJS.Style> = {
   border: { bottom: { style: 'thin', color: { argb: 'FF8EA9DB' } } },
   alignment: { vertical: 'middle' },
 };
+
+/** Numbers' headers stand right, over their right-aligned values. */
+const numericHeaderStyle: Partial<ExcelJS.Style> = { ...headerStyle, alignment: { vertical: 'middle', horizontal: 'right' } };
 
 export async function writeXlsx(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
   const parts: SheetPart[] = [
@@ -86,15 +90,18 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
         );
         const columnStyles = formats.map((format) => {
           const numFmt = excelNumberFormat(format, locale);
-          return numFmt === undefined ? undefined : { numFmt };
+          return numFmt === undefined ? undefined : { font, numFmt };
         });
+        const zoned = zonedColumns({ formats, rows: sample, ...(task.timeZone === undefined ? {} : { timeZone: task.timeZone }) });
+        const headers = columns.map((column, index) => xmlSafeText(zoned[index] === true ? zonedHeader(column.header, task.timeZone) : column.header));
 
         const styled = columnStyles.flatMap((style, index) => (style === undefined ? [] : [index]));
         let cutCells = 0;
         const cell = (value: unknown, index: number): unknown => {
-          if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
-          if (typeof value === 'string' && columnStyles[index] !== undefined) {
-            const typed = excelValue(value, formats[index] as ColumnFormat);
+          if (value === null || typeof value === 'boolean') return value;
+          if (typeof value === 'number' && zoned[index] !== true) return value;
+          if ((typeof value === 'string' || typeof value === 'number') && columnStyles[index] !== undefined) {
+            const typed = excelValue(value, formats[index] as ColumnFormat, task.timeZone);
             if (typed instanceof Date) return typed;
           }
           let text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -117,11 +124,12 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           sheetNames.push(name);
           sheet = book.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1, activeCell: 'A2' }] });
           sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
-          sheet.columns = widths.map((width) => ({ width }));
-          const header = sheet.addRow(columns.map((column) => xmlSafeText(column.header)));
+          // The column style gives every body cell the header's font family.
+          sheet.columns = widths.map((width) => ({ width, style: { font } }));
+          const header = sheet.addRow(headers);
           header.height = 18;
-          header.eachCell((headerCell) => {
-            headerCell.style = headerStyle;
+          header.eachCell((headerCell, number) => {
+            headerCell.style = isNumericFormat(formats[number - 1] as ColumnFormat) ? numericHeaderStyle : headerStyle;
           });
           header.commit();
           inSheet = 0;
@@ -159,6 +167,13 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           notes.push(
             `${formatCount(cutCells)} cells of ${source.name} held more than ${formatCount(excelCellCharLimit)} characters (Excel's cell limit) and were cut to that length; use CSV for the full text.`,
           );
+        const zones = zoneNote({
+          headers: columns.map((column) => column.header),
+          zoned,
+          where: source.name,
+          ...(task.timeZone === undefined ? {} : { timeZone: task.timeZone }),
+        });
+        if (zones !== undefined) notes.push(zones);
         reports.push({ source: source.name, sheets: sheetNames, rows: written, columns, formats, stats: selected.stats });
       } finally {
         await source.close();
