@@ -38,7 +38,7 @@ try {
   for (const [tool, args] of [
     ['build_document', { format: 'docx', spec: wideSpec, filename: 'wide-report.docx' }],
     ['build_document', { format: 'pptx', spec: wideSpec, filename: 'wide-deck.pptx' }],
-    ['export_table', { source: wideSource, format: 'xlsx', filename: 'wide.xlsx' }],
+    ['export_table', { source: wideSource, format: 'xlsx', filename: 'wide-sheet.xlsx' }],
     ['build_document', { format: 'docx', spec, filename: 'report.docx' }],
     ['build_document', { format: 'pptx', spec, filename: 'deck.pptx' }],
     ['export_table', { source, format: 'xlsx', filename: 'orders.xlsx', sheet: 'Orders' }],

@@ -42,7 +42,12 @@ const headerStyle: Partial<ExcelJS.Style> = {
   alignment: { vertical: 'middle' },
 };
 
-/** Numbers' headers stand right, over their right-aligned values. */
+/** Numbers and dates are right-aligned by spreadsheets; their headers stand right over them. */
+function alignsRight(format: ColumnFormat): boolean {
+  return isNumericFormat(format) || format.type === 'date' || format.type === 'datetime';
+}
+
+/** The header style of a column whose values stand right. */
 const numericHeaderStyle: Partial<ExcelJS.Style> = { ...headerStyle, alignment: { vertical: 'middle', horizontal: 'right' } };
 
 export async function writeXlsx(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
@@ -129,7 +134,7 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           const header = sheet.addRow(headers);
           header.height = 18;
           header.eachCell((headerCell, number) => {
-            headerCell.style = isNumericFormat(formats[number - 1] as ColumnFormat) ? numericHeaderStyle : headerStyle;
+            headerCell.style = alignsRight(formats[number - 1] as ColumnFormat) ? numericHeaderStyle : headerStyle;
           });
           header.commit();
           inSheet = 0;
