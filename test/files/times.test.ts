@@ -80,6 +80,19 @@ test('export_table XLSX: mixed offsets sort by the real instant, in UTC named in
   assert.equal((sheet.A2 as XLSX.CellObject).v, '000001');
   assert.equal((sheet.C3 as XLSX.CellObject).v, '00000000000000000001');
 
+  // Header and body in one font family: every text cell's style names Arial, and number headers stand right.
+  const file = outputPath(env, value.path);
+  const styles = await zipText(file, 'xl/styles.xml');
+  const fonts = [...(/<fonts[^>]*>([\s\S]*?)<\/fonts>/.exec(styles)?.[1] ?? '').matchAll(/<font>([\s\S]*?)<\/font>/g)].map((match) => match[1] ?? '');
+  const xfs = [...(/<cellXfs[^>]*>([\s\S]*?)<\/cellXfs>/.exec(styles)?.[1] ?? '').matchAll(/<xf ([^>]*?)\/?>/g)].map((match) => match[1] ?? '');
+  const sheetXml = await zipText(file, 'xl/worksheets/sheet1.xml');
+  for (const cell of sheetXml.matchAll(/<c r="([A-Z]+\d+)"([^>]*)>/g)) {
+    const style = Number(/ s="(\d+)"/.exec(cell[2] ?? '')?.[1] ?? 0);
+    const fontId = Number(/fontId="(\d+)"/.exec(xfs[style] ?? '')?.[1] ?? 0);
+    assert.match(fonts[fontId] ?? '', /<name val="Arial"\/>/, `cell ${cell[1]} is in Arial`);
+  }
+  assert.match(xfs[Number(/<c r="E1"[^>]* s="(\d+)"/.exec(sheetXml)?.[1] ?? 0)] ?? '', /horizontal="right"|applyAlignment/);
+
   const berlin = ok(await call(env, 'export_table', { source, format: 'xlsx', filename: 'berlin.xlsx', timeZone: 'Europe/Berlin' }));
   const inBerlin = XLSX.utils.sheet_to_json<Record<string, unknown>>(
     XLSX.read(await readFile(outputPath(env, berlin.path)), { type: 'buffer', cellDates: true }).Sheets.Data as XLSX.WorkSheet,

@@ -97,10 +97,12 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           const numFmt = excelNumberFormat(format, locale);
           return numFmt === undefined ? undefined : { font, numFmt };
         });
+        // Text columns get the header's font family too, through one shared style object (exceljs
+        // caches a style's id by identity; a column style would give every cell its own copy).
+        const cellStyles = columnStyles.map((style) => style ?? { font });
         const zoned = zonedColumns({ formats, rows: sample, ...(task.timeZone === undefined ? {} : { timeZone: task.timeZone }) });
         const headers = columns.map((column, index) => xmlSafeText(zoned[index] === true ? zonedHeader(column.header, task.timeZone) : column.header));
 
-        const styled = columnStyles.flatMap((style, index) => (style === undefined ? [] : [index]));
         let cutCells = 0;
         const cell = (value: unknown, index: number): unknown => {
           if (value === null || typeof value === 'boolean') return value;
@@ -129,8 +131,7 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           sheetNames.push(name);
           sheet = book.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1, activeCell: 'A2' }] });
           sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
-          // The column style gives every body cell the header's font family.
-          sheet.columns = widths.map((width) => ({ width, style: { font } }));
+          sheet.columns = widths.map((width) => ({ width }));
           const header = sheet.addRow(headers);
           header.height = 18;
           header.eachCell((headerCell, number) => {
@@ -145,7 +146,9 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
             const added = (sheet as ExcelJS.Worksheet).addRow(row.map(cell));
             // One style object per column, shared by its cells: exceljs caches a style's id by object
             // identity, so a shared object costs a lookup where a per-cell copy costs its XML.
-            for (const index of styled) added.getCell(index + 1).style = columnStyles[index] as Partial<ExcelJS.Style>;
+            cellStyles.forEach((style, index) => {
+              if (row[index] !== null && row[index] !== undefined) added.getCell(index + 1).style = style;
+            });
             added.commit();
             inSheet += 1;
             written += 1;
