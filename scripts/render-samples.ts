@@ -1,13 +1,15 @@
-// Builds the reference report (DOCX), deck (PPTX), workbook (XLSX) and CSV
-// through a real host, renders them with LibreOffice and writes the pages as
-// PNG into samples/ (git-ignored) for a reviewer to look at.
-// `npm run render-samples` (needs soffice and pdftoppm; ROWS=40 by default).
+// Builds the reference report (DOCX), deck (PPTX), workbook (XLSX) and CSV,
+// and the wide-table samples (25 columns with 2,000-character notes, as DOCX,
+// PPTX and XLSX), through a real host, renders them with LibreOffice and
+// writes the pages as PNG into samples/ (git-ignored) for a reviewer to look at.
+// `npm run render-samples` (needs soffice and pdftoppm; ROWS=40 and WIDE_ROWS=60 by default).
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { referenceRows, referenceSpec } from '../test/fixtures/reference-report.js';
 import { call, filesHost, ok, outputPath, spillRows } from '../test/files/helpers.js';
 import { renderPdf, renderPng, renderUnavailable } from '../test/helpers/render.js';
 import { chartPng } from '../test/fixtures/reference-images.js';
+import { wideRows } from '../test/fixtures/wide-table.js';
 import { writeFile } from 'node:fs/promises';
 
 const out = path.resolve('samples');
@@ -17,14 +19,26 @@ if (missing !== undefined) {
   process.exit(1);
 }
 const rows = Number(process.env.ROWS ?? 40);
+const wide = Number(process.env.WIDE_ROWS ?? 60);
 const env = await filesHost();
 try {
   const source = await spillRows(env, referenceRows(rows));
   await env.host.sandbox.conversation('c1').ensure();
   await writeFile(outputPath(env, 'outputs/chart.png'), chartPng());
   const spec = referenceSpec(source, rows);
+  const wideSource = await spillRows(env, wideRows(wide));
+  const wideSpec = {
+    title: 'Orders with every column',
+    blocks: [
+      { type: 'paragraph', text: 'All 25 columns, as the query returned them.' },
+      { type: 'table', source: wideSource, title: 'Orders' },
+    ],
+  };
   const files: string[] = [];
   for (const [tool, args] of [
+    ['build_document', { format: 'docx', spec: wideSpec, filename: 'wide-report.docx' }],
+    ['build_document', { format: 'pptx', spec: wideSpec, filename: 'wide-deck.pptx' }],
+    ['export_table', { source: wideSource, format: 'xlsx', filename: 'wide-sheet.xlsx' }],
     ['build_document', { format: 'docx', spec, filename: 'report.docx' }],
     ['build_document', { format: 'pptx', spec, filename: 'deck.pptx' }],
     ['export_table', { source, format: 'xlsx', filename: 'orders.xlsx', sheet: 'Orders' }],
@@ -37,7 +51,10 @@ try {
   await rm(out, { recursive: true, force: true });
   await mkdir(out, { recursive: true });
   for (const file of files) await copyFile(file, path.join(out, path.basename(file)));
-  const pdfs = await renderPdf(files.slice(0, 3), out);
+  const pdfs = await renderPdf(
+    files.filter((file) => !file.endsWith('.csv')),
+    out,
+  );
   for (const pdf of pdfs) await renderPng(pdf, path.join(out, path.basename(pdf, '.pdf')), 70);
   process.stderr.write(`render-samples: files, PDFs and page PNGs in ${out}\n`);
 } finally {

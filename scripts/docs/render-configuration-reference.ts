@@ -43,11 +43,15 @@ function rowsFor(schema: Schema, key: string[], defaults: unknown, condition?: s
   const rows: KeyRow[] = [];
   const defaultValue = valueAt(defaults, key);
   const isLeaf = !isSchema(schema.properties) && !isSchema(schema.additionalProperties) && variants(schema).every((variant) => !isSchema(variant.properties));
+  // A map keyed by names or patterns shows its default whole (e.g. spill.tools), since its keys have no rows of their own.
+  const isMap = !isSchema(schema.properties) && isSchema(schema.additionalProperties);
   rows.push({
     key: key.join('.'),
     type: typeText(schema),
     defaultValue:
-      defaultValue === undefined || (!isLeaf && isSchema(defaultValue) && Object.keys(defaultValue).length > 0) ? '' : code(JSON.stringify(defaultValue)),
+      defaultValue === undefined || (!isLeaf && !isMap && isSchema(defaultValue) && Object.keys(defaultValue).length > 0)
+        ? ''
+        : code(JSON.stringify(defaultValue)),
     description: describe(schema, condition),
   });
   if (isSchema(schema.properties)) {

@@ -288,9 +288,10 @@ export const configSchema = Type.Object(
           description: 'Results longer than this many characters (after MCP unwrapping) are spilled to results/ or errors/.',
         }),
         tools: recordOf(spillToolOverride, {
-          default: {},
+          // Query results always get a path, however small: a 10-row aggregate can then be charted or exported by path.
+          default: { query_sql: { thresholdChars: 0 }, query_files: { thresholdChars: 0 } },
           description:
-            'Per-tool overrides keyed by tool-name pattern (`*` matches any run of characters, e.g. `github__*`). The most specific pattern (fewest wildcards, then longest) wins.',
+            'Per-tool overrides keyed by tool-name pattern (`*` matches any run of characters, e.g. `github__*`). The most specific pattern (fewest wildcards, then longest) wins. By default query_sql and query_files results always spill (threshold 0), so even a small result has a path that build_chart, export_table and build_document take.',
         }),
       },
       { ...closed, description: 'When a tool result is written to a sandbox file.' },

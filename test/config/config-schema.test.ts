@@ -29,6 +29,6 @@ test('defaultsOf gives fresh objects on every call, so a loaded configuration ne
   first.spill.tools['x'] = { spill: false };
   first.sql.source = { type: 'sqlite', file: '/tmp/x.sqlite' };
   const second = defaultsOf(configSchema) as Config;
-  assert.deepEqual(second.spill.tools, {});
+  assert.deepEqual(second.spill.tools, { query_sql: { thresholdChars: 0 }, query_files: { thresholdChars: 0 } });
   assert.deepEqual(second.sql.source, { type: 'demo' });
 });

@@ -76,6 +76,10 @@ test('the configuration reference names every key of config/default.json with it
   const [, configuration] = await generatedDocs();
   const defaults = JSON.parse(readFileSync(defaultConfigFile, 'utf8')) as Record<string, unknown>;
   const walk = (value: unknown, key: string[]): void => {
+    // A map's default (spill.tools) is shown whole on its own row; its keys are names, not documented keys.
+    const whole = `| \`${key.join('.')}\` |`;
+    const wholeLine = configuration?.content.split('\n').find((candidate) => candidate.startsWith(whole)) ?? '';
+    if (key.length > 0 && typeof value === 'object' && value !== null && wholeLine.includes(`\`${JSON.stringify(value)}\``)) return;
     if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0) {
       for (const [name, member] of Object.entries(value)) walk(member, [...key, name]);
       return;

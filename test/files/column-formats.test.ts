@@ -72,9 +72,10 @@ test('display text follows the locale; XLSX gets exact values with a number form
   assert.equal(excelNumberFormat({ type: 'date' }, 'en-US'), 'mm/dd/yyyy');
   assert.equal(excelNumberFormat({ type: 'date' }, 'de-DE'), 'dd.mm.yyyy');
   assert.equal(excelNumberFormat({ type: 'datetime' }, 'en-GB'), 'dd/mm/yyyy hh:mm');
+  // A timestamp with an offset is the same instant in the stated zone (default UTC): 10:00+02:00 is 08:00 UTC.
   const cell = excelValue('2026-03-01T10:00:00+02:00', { type: 'datetime' });
   assert.ok(cell instanceof Date);
-  assert.equal(cell.toISOString(), '2026-03-01T10:00:00.000Z');
+  assert.equal(cell.toISOString(), '2026-03-01T08:00:00.000Z');
 
   assert.equal(csvFormatter({ type: 'date' })?.('2026-03-01T10:00:00Z'), '2026-03-01');
   assert.equal(csvFormatter(amount)?.(2.5), '2.50');

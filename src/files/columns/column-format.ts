@@ -13,10 +13,13 @@ export type ColumnFormat =
   | { type: 'percent'; decimals: number }
   | { type: 'currency'; currency: string; decimals: number }
   | { type: 'date' }
-  | { type: 'datetime' }
+  /** `epoch`: the values are Unix epoch numbers in that unit (inferred from the name and range, never named by a call). */
+  | { type: 'datetime'; epoch?: EpochUnit }
   | { type: 'text' };
 
 export type FormatName = ColumnFormat['type'];
+
+export type EpochUnit = 'seconds' | 'milliseconds';
 
 export const formatNames = ['number', 'integer', 'percent', 'currency', 'date', 'datetime', 'text'] as const;
 

@@ -1,6 +1,6 @@
 import { SpillwayError } from '../../errors.js';
 import type { ColumnFormat } from './column-format.js';
-import { parseIsoDate } from './iso-date.js';
+import { defaultTimeZone, epochDate, parseIsoDate } from './iso-date.js';
 
 export const defaultLocale = 'en-US';
 
@@ -39,7 +39,7 @@ export function plainText(value: unknown): string {
  * Intl.DateTimeFormat, in the locale. Values the format does not fit (a word
  * in a number column) are shown as they are.
  */
-export function displayFormatter(format: ColumnFormat, locale: string): (value: unknown) => string {
+export function displayFormatter(format: ColumnFormat, locale: string, timeZone = defaultTimeZone): (value: unknown) => string {
   switch (format.type) {
     case 'number':
     case 'percent':
@@ -63,13 +63,21 @@ export function displayFormatter(format: ColumnFormat, locale: string): (value: 
         ...(format.type === 'datetime' ? { hour: '2-digit', minute: '2-digit' } : {}),
       });
       return (value) => {
-        const parsed = typeof value === 'string' ? parseIsoDate(value) : undefined;
-        return parsed === undefined ? plainText(value) : intl.format(parsed.date);
+        const date = dateOf(value, format, timeZone);
+        return date === undefined ? plainText(value) : intl.format(date);
       };
     }
     case 'text':
       return plainText;
   }
+}
+
+/** The wall-clock time of a date cell (ISO text, or an epoch number in an epoch column) in `timeZone`. */
+function dateOf(value: unknown, format: ColumnFormat, timeZone: string): Date | undefined {
+  if (typeof value === 'string') return parseIsoDate(value, timeZone)?.date;
+  if (typeof value === 'number' && format.type === 'datetime' && format.epoch !== undefined && Number.isFinite(value))
+    return epochDate(value, format.epoch, timeZone);
+  return undefined;
 }
 
 /** True for formats whose cells are right-aligned (numbers of any kind). */
@@ -117,9 +125,9 @@ export function excelNumberFormat(format: ColumnFormat, locale: string): string 
   }
 }
 
-/** The value an XLSX cell holds: a Date for ISO text in a date column, else the value unchanged. */
-export function excelValue(value: unknown, format: ColumnFormat): unknown {
-  if ((format.type === 'date' || format.type === 'datetime') && typeof value === 'string') return parseIsoDate(value)?.date ?? value;
+/** The value an XLSX cell holds: a Date for ISO text (or an epoch number) in a date column, in `timeZone`; else the value unchanged. */
+export function excelValue(value: unknown, format: ColumnFormat, timeZone = defaultTimeZone): unknown {
+  if (format.type === 'date' || format.type === 'datetime') return dateOf(value, format, timeZone) ?? value;
   return value;
 }
 
@@ -129,7 +137,7 @@ export function excelValue(value: unknown, format: ColumnFormat): unknown {
  * parses; never thousands separators or a currency sign, which would make the
  * number text. Inferred formats leave CSV values exactly as in the source.
  */
-export function csvFormatter(format: ColumnFormat): ((value: unknown) => unknown) | undefined {
+export function csvFormatter(format: ColumnFormat, timeZone = defaultTimeZone): ((value: unknown) => unknown) | undefined {
   switch (format.type) {
     case 'number':
     case 'currency':
@@ -139,9 +147,9 @@ export function csvFormatter(format: ColumnFormat): ((value: unknown) => unknown
     case 'date':
     case 'datetime':
       return (value) => {
-        const parsed = typeof value === 'string' ? parseIsoDate(value) : undefined;
-        if (parsed === undefined) return value;
-        const iso = parsed.date.toISOString();
+        const date = dateOf(value, format, timeZone);
+        if (date === undefined) return value;
+        const iso = date.toISOString();
         return format.type === 'date' ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
       };
     case 'text':

@@ -1,5 +1,5 @@
 import { SpillwayError } from '../../errors.js';
-import type { ColumnFormat } from './column-format.js';
+import type { ColumnFormat, EpochUnit } from './column-format.js';
 import { parseIsoDate } from './iso-date.js';
 
 /**
@@ -7,6 +7,23 @@ import { parseIsoDate } from './iso-date.js';
  * year: shown without thousands separators (`2026`, not `2,026`).
  */
 const identifierName = /(^|[_\s.-])(id|code|year|zip|postcode|postal|phone|number|no|nr|key|ref|version)$|^(id|year)$|[a-z](Id|Code|Year|Key|Ref|No)$/i;
+
+/** Names that mark a column as a point in time: created_at, updated_ms, event_time, ts, timestamp, createdAt. */
+const timeName =
+  /(^|[_\s.-])(at|ts|time|timestamp|epoch|ms|millis|seconds|secs|date|on)$|^(ts|time|timestamp|epoch|created|updated|modified)$|[a-z](At|Ts|Time|Timestamp|Ms|Epoch)$/i;
+
+/** Epoch ranges taken as times: 2001-09-09 to 2100 in seconds or milliseconds. */
+const epochRanges: Record<EpochUnit, [number, number]> = { seconds: [1e9, 4.1e9], milliseconds: [1e12, 4.1e12] };
+
+/** The epoch unit every value fits, if one does. */
+export function epochUnit(values: readonly number[]): EpochUnit | undefined {
+  if (values.length === 0) return undefined;
+  for (const unit of ['seconds', 'milliseconds'] as const) {
+    const [low, high] = epochRanges[unit];
+    if (values.every((value) => Number.isInteger(value) && value >= low && value < high)) return unit;
+  }
+  return undefined;
+}
 
 /** Decimals for a column of fractions: 2, or up to 4 when every value is below 1 (rates, shares). */
 function fractionDecimals(values: number[]): number {
@@ -39,7 +56,12 @@ export function inferFormat(name: string, values: readonly unknown[]): ColumnFor
   }
   if (other > 0) return { type: 'text' };
   if (numbers.length > 0 && strings === 0) {
-    if (numbers.every((value) => Number.isInteger(value))) return { type: 'number', decimals: 0, thousands: !identifierName.test(name) };
+    if (numbers.every((value) => Number.isInteger(value))) {
+      // Epoch numbers: a time when the name says so, else plain digits (1772355600000, never 1,772,355,600,000).
+      const epoch = epochUnit(numbers);
+      if (epoch !== undefined && timeName.test(name)) return { type: 'datetime', epoch };
+      return { type: 'number', decimals: 0, thousands: epoch === undefined && !identifierName.test(name) };
+    }
     return { type: 'number', decimals: fractionDecimals(numbers), thousands: true };
   }
   if (strings > 0 && numbers.length === 0 && dates === strings) return withTime > 0 ? { type: 'datetime' } : { type: 'date' };
@@ -57,10 +79,12 @@ export function checkFormatFits(options: { column: string; format: ColumnFormat;
   const wantsDate = format.type === 'date' || format.type === 'datetime';
   for (const value of values) {
     if (value === null || value === undefined || value === '') continue;
-    const fits = wantsDate ? typeof value === 'string' && parseIsoDate(value) !== undefined : typeof value === 'number';
+    const fits = wantsDate
+      ? (typeof value === 'string' && parseIsoDate(value) !== undefined) || (typeof value === 'number' && epochUnit([value]) !== undefined)
+      : typeof value === 'number';
     if (fits) continue;
     const shown = typeof value === 'string' ? value.slice(0, 60) : JSON.stringify(value)?.slice(0, 60);
-    const expected = wantsDate ? 'ISO dates such as "2026-03-01" or "2026-03-01T09:30:00Z"' : 'numbers';
+    const expected = wantsDate ? 'ISO dates such as "2026-03-01" or "2026-03-01T09:30:00Z" (or epoch seconds or milliseconds)' : 'numbers';
     throw new SpillwayError(
       'FORMAT_MISMATCH',
       `Column "${column}" cannot take the format "${format.type}": it needs ${expected}, and the column holds ${JSON.stringify(shown)}. Use "text", leave the format out to have it inferred, or convert the values with query_sql first.`,

@@ -1,5 +1,5 @@
 import type { ColumnFormat } from './column-format.js';
-import { checkFormatFits, inferFormat } from './infer-format.js';
+import { checkFormatFits, epochUnit, inferFormat } from './infer-format.js';
 
 /** A column's format and whether the call named it (CSV applies only named formats). */
 export interface ResolvedFormat {
@@ -18,6 +18,10 @@ export function resolveFormats(columns: readonly { name: string; header: string;
     const values = sample.map((row) => row[index]);
     if (column.format !== undefined) {
       checkFormatFits({ column: column.name, format: column.format, values });
+      // A date format named on epoch numbers reads them in the unit their range shows.
+      const numbers = values.filter((value): value is number => typeof value === 'number');
+      const epoch = column.format.type === 'datetime' || column.format.type === 'date' ? epochUnit(numbers) : undefined;
+      if (epoch !== undefined) return { format: { type: 'datetime', epoch }, explicit: true };
       return { format: column.format, explicit: true };
     }
     return { format: inferFormat(column.name, values), explicit: false };

@@ -1,6 +1,7 @@
 /** export_table to CSV. Reads the source itself, streams, writes atomically. */
 import { csvFormatter } from '../columns/format-values.js';
 import { resolveFormats } from '../columns/resolve-formats.js';
+import { digitCodeColumns, digitCodesNote } from '../columns/digit-codes.js';
 import { csvLine } from './csv-cells.js';
 import { csvLineIn, type CsvDialect } from './csv-dialect.js';
 import { selectRows } from '../selection/select-rows.js';
@@ -23,14 +24,17 @@ export async function writeCsv(task: TableTask, progress: (message: ProgressMess
     const line = dialect.delimiter === ',' && dialect.formulaGuard ? csvLine : (values: readonly unknown[]) => csvLineIn(values, dialect);
     // Only formats the call names change CSV values; they are checked against the first batch.
     const named = columns.map((column) => column.format);
-    const formatters = named.map((format) => (format === undefined ? undefined : csvFormatter(format)));
+    const formatters = named.map((format) => (format === undefined ? undefined : csvFormatter(format, task.timeZone)));
     const formatted = formatters.some((formatter) => formatter !== undefined);
     let checked = !named.some((format) => format !== undefined);
     const output = await openOutput(task.output);
     try {
       const stream = output.pending.stream;
       let chunk = ((task.bom ?? true) ? byteOrderMark : '') + line(columns.map((column) => column.header));
+      let codes: ReturnType<typeof digitCodeColumns> | undefined;
       for await (const batch of selected.batches) {
+        // The first batch tells which columns hold codes a spreadsheet would turn into numbers.
+        codes ??= digitCodeColumns(batch, columns.length);
         if (!checked) {
           resolveFormats(columns, batch);
           checked = true;
@@ -45,7 +49,11 @@ export async function writeCsv(task: TableTask, progress: (message: ProgressMess
       }
       if (chunk.length > 0) await writeChunk(stream, chunk);
       const written = await output.commit();
-      return { ...written, rows: selected.stats.rows, columns, stats: selected.stats, notes: [] };
+      const note = digitCodesNote(
+        columns.map((column) => column.header),
+        codes ?? [],
+      );
+      return { ...written, rows: selected.stats.rows, columns, stats: selected.stats, notes: note === undefined ? [] : [note] };
     } catch (error) {
       await output.abort();
       throw error;

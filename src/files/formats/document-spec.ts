@@ -3,6 +3,7 @@ import { SpillwayError } from '../../errors.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { enumOf } from '../../util/schema-builders.js';
 import { checkLocale } from '../columns/format-values.js';
+import { checkTimeZone } from '../columns/iso-date.js';
 import { normalizeSelection, selectionSchema, type Selection } from '../selection/selection.js';
 
 /** A document block after validation; table blocks carry a normalised selection. */
@@ -41,6 +42,8 @@ export interface DocumentSpec {
   subtitle?: string;
   /** BCP 47 locale of numbers and dates in tables (default en-US). */
   locale?: string;
+  /** IANA zone that timestamps with offsets and epoch numbers are shown in (default UTC). */
+  timeZone?: string;
   /** DOCX pages; default: landscape when a table is too wide for portrait. */
   orientation?: 'portrait' | 'landscape';
   blocks: DocumentBlock[];
@@ -80,6 +83,12 @@ export function documentSpecSchema(options: SchemaOptions = {}) {
       title: Type.String({ description: 'Document title (title page / title slide).' }),
       subtitle: Type.Optional(Type.String()),
       locale: Type.Optional(Type.String({ description: 'Locale of numbers and dates in tables, e.g. "de-DE". Default "en-US".' })),
+      timeZone: Type.Optional(
+        Type.String({
+          description:
+            'IANA time zone that timestamps with UTC offsets and epoch numbers in tables are shown in, e.g. "Europe/Berlin"; their headers name it. Default "UTC".',
+        }),
+      ),
       orientation: Type.Optional(enumOf(['portrait', 'landscape'], { description: 'DOCX pages. Default: landscape when a table is too wide for portrait.' })),
       blocks: Type.Array(block, { description: 'Content in order.' }),
     },
@@ -98,8 +107,8 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
   if (!isJsonObject(input)) fail('$', 'must be an object {"title", "blocks": [...]}');
   const spec = input as Record<string, unknown>;
   for (const key of Object.keys(spec))
-    if (!['title', 'subtitle', 'locale', 'orientation', 'blocks'].includes(key))
-      fail(`$.${key}`, 'is not a spec property (allowed: title, subtitle, locale, orientation, blocks)');
+    if (!['title', 'subtitle', 'locale', 'timeZone', 'orientation', 'blocks'].includes(key))
+      fail(`$.${key}`, 'is not a spec property (allowed: title, subtitle, locale, timeZone, orientation, blocks)');
   const text = (value: unknown, where: string): string => {
     if (typeof value !== 'string') fail(where, 'must be a string');
     if ((value as string).length > maxTextChars) fail(where, `is longer than ${maxTextChars} characters`);
@@ -185,6 +194,7 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
   const result: DocumentSpec = { title, blocks };
   if (spec.subtitle !== undefined) result.subtitle = text(spec.subtitle, '$.subtitle');
   if (spec.locale !== undefined) result.locale = checkLocale(text(spec.locale, '$.locale'), '$.locale');
+  if (spec.timeZone !== undefined) result.timeZone = checkTimeZone(text(spec.timeZone, '$.timeZone'), '$.timeZone');
   if (spec.orientation !== undefined) {
     if (spec.orientation !== 'portrait' && spec.orientation !== 'landscape')
       fail('$.orientation', 'must be "portrait" or "landscape" (leave it out to choose by the tables)');

@@ -91,6 +91,11 @@ function tooManyRows(facts: { block: number; source: string; count: number; atLe
   );
 }
 
+/** The spec's time zone as an option object (empty when the spec names none, so the default applies). */
+export function zoneOf(spec: DocumentSpec): { timeZone?: string } {
+  return spec.timeZone === undefined ? {} : { timeZone: spec.timeZone };
+}
+
 /**
  * A table's caption: the title the spec gives, else the tool that made the
  * source and the rows shown ("query_sql results, rows 1–40"). Never a path:

@@ -23,11 +23,15 @@ import {
 } from 'docx';
 import { defaultLocale } from '../columns/format-values.js';
 import { inlineSpans } from '../layout/inline-text.js';
-import { columnWidths, wantedWidth } from '../layout/column-widths.js';
+import { wantedWidth } from '../layout/column-widths.js';
+import { planTable, type TablePlan } from '../layout/table-plan.js';
 import { SpillwayError } from '../../errors.js';
 import type { DocumentBlock, FigureBlock, ListEntry } from './document-spec.js';
 import { loadDocumentTables, tableCaption, type LoadedTable } from './document-tables.js';
-import { cutCellsNote, tableText, type TableText } from './table-text.js';
+import { cutCellsNote, cutPlanCells, tableText, tallCellsNote, type TableText } from './table-text.js';
+import { partCaption, tablePlanNote } from './table-plan-note.js';
+import { zoneNote } from '../columns/time-zone-label.js';
+import { zoneOf } from './document-tables.js';
 import { xmlSafeText } from './table-notes.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
@@ -37,9 +41,14 @@ export const docxMaxCellChars = 1000;
 
 const font = 'Arial';
 const codeFont = 'Courier New';
-/** Half-points: 10 pt body, 9 pt tables. */
+/** Half-points: 10 pt body, 9 pt tables (a wide table may go down to 7 pt). */
 const bodySize = 20;
 const tableSize = 18;
+const minTableSize = 14;
+/** A table row is never taller than this share of the page's text height: longer cells are cut. */
+const maxRowShare = 1 / 3;
+/** Single spacing in a cell, as a multiple of the font size (LibreOffice and Word draw Arial at about 1.15). */
+const cellLineFactor = 1.22;
 /** A4 in twips, 2 cm margins. */
 const page = { short: 11906, long: 16838, margin: 1134 };
 /** Word's default cell margins (108 twips each side) plus a little slack, in points. */
@@ -52,7 +61,8 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
   const tables = await loadDocumentTables({ spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
   const locale = spec.locale ?? defaultLocale;
   const texts = new Map<number, TableText>();
-  for (const [index, table] of tables) texts.set(index, tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars: docxMaxCellChars }));
+  for (const [index, table] of tables)
+    texts.set(index, tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars: docxMaxCellChars, ...zoneOf(spec) }));
 
   const portraitWidthPoints = (page.short - 2 * page.margin) / 20;
   const tooWide = [...texts.values()].some(
@@ -60,6 +70,8 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
   );
   const landscape = spec.orientation === 'landscape' || (spec.orientation !== 'portrait' && tooWide);
   const textWidthTwips = (landscape ? page.long : page.short) - 2 * page.margin;
+  const textHeightPoints = ((landscape ? page.short : page.long) - 2 * page.margin) / 20;
+  const notes: string[] = [];
 
   const children: (Paragraph | Table)[] = [new Paragraph({ text: xmlSafeText(spec.title), heading: HeadingLevel.TITLE })];
   if (spec.subtitle !== undefined) children.push(new Paragraph({ text: xmlSafeText(spec.subtitle), style: 'Subtitle' }));
@@ -80,9 +92,29 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
       case 'table': {
         const table = tables.get(index) as LoadedTable;
         const text = texts.get(index) as TableText;
-        children.push(new Paragraph({ text: xmlSafeText(tableCaption(block, table)), style: 'Caption', keepNext: true }));
-        children.push(wordTable(text, textWidthTwips));
+        const where = `The table in blocks[${index}]`;
+        const plan = planTable({
+          headers: text.headers,
+          cells: columnsOf(text),
+          available: textWidthTwips / 20,
+          fontSize: tableSize / 2,
+          minFontSize: minTableSize / 2,
+          padding: cellPaddingPoints,
+        });
+        const maxLines = Math.floor((textHeightPoints * maxRowShare) / (plan.fontSize * cellLineFactor));
+        const caption = xmlSafeText(tableCaption(block, table));
+        const cut = cutPlanCells({ text, plan, maxLines, padding: cellPaddingPoints });
+        for (const [part, columns] of plan.parts.entries()) {
+          children.push(new Paragraph({ text: partCaption({ caption, plan, part, headers: text.headers }), style: 'Caption', keepNext: true }));
+          children.push(wordTable(text, columns, plan.fontSize));
+        }
         if (table.rows.length === 0) children.push(new Paragraph({ children: [new TextRun({ text: '(no rows)', italics: true })] }));
+        const planNote = tablePlanNote({ plan, headers: text.headers, where, bodySize: tableSize / 2, unit: 'page' });
+        if (planNote !== undefined) notes.push(planNote);
+        const tall = tallCellsNote(cut, { maxLines, room: 'a third of the page', where });
+        if (tall !== undefined) notes.push(tall);
+        const zones = zoneNote({ headers: table.columns.map((column) => column.header), zoned: text.zoned, where, ...zoneOf(spec) });
+        if (zones !== undefined) notes.push(zones);
         break;
       }
       case 'figure':
@@ -128,10 +160,9 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
     await writeChunk(output.pending.stream, bytes);
     const file = await output.commit();
     const tableFacts = [...tables.values()].map((table) => ({ source: table.source, rows: table.rows.length, columns: table.columns, stats: table.stats }));
-    const notes: string[] = [];
     for (const [index, text] of texts) {
       const note = cutCellsNote(text.cut, docxMaxCellChars, `The table in blocks[${index}]`);
-      if (note !== undefined) notes.push(note);
+      if (note !== undefined) notes.unshift(note);
     }
     if (landscape && spec.orientation === undefined)
       notes.push('The pages are landscape because a table is too wide for portrait; pass "orientation": "portrait" in the spec to keep portrait.');
@@ -148,9 +179,9 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
   }
 }
 
+/** The cells by column, every row: one longer ID in the last row must not wrap. */
 function columnsOf(text: TableText): string[][] {
-  const sample = text.cells.slice(0, 300);
-  return text.headers.map((_, column) => sample.map((row) => row[column] ?? ''));
+  return text.headers.map((_, column) => text.cells.map((row) => row[column] ?? ''));
 }
 
 function documentStyles() {
@@ -289,29 +320,27 @@ function figureParagraphs(figure: FigureBlock, textWidthTwips: number): Paragrap
   return paragraphs;
 }
 
-function wordTable(text: TableText, textWidthTwips: number): Table {
-  const widthsPoints = columnWidths({
-    headers: text.headers,
-    cells: columnsOf(text),
-    available: textWidthTwips / 20,
-    fontSize: tableSize / 2,
-    padding: cellPaddingPoints,
-  });
-  const widths = widthsPoints.map((points) => Math.floor(points * 20));
-  const cell = (value: string, column: number, header: boolean) =>
+function wordTable(text: TableText, part: TablePlan['parts'][number], fontSize: number): Table {
+  const widths = part.widths.map((points) => Math.floor(points * 20));
+  const size = Math.round(fontSize * 2);
+  const cell = (value: string, at: number, header: boolean) =>
     new TableCell({
-      width: { size: widths[column] ?? 0, type: WidthType.DXA },
+      width: { size: widths[at] ?? 0, type: WidthType.DXA },
       ...(header ? { shading: { type: ShadingType.CLEAR, fill: headerFill, color: 'auto' } } : {}),
       children: [
         new Paragraph({
           spacing: { after: 0, line: 240 },
-          ...(text.numeric[column] === true ? { alignment: AlignmentType.RIGHT } : {}),
-          children: [new TextRun({ text: value, size: tableSize, ...(header ? { bold: true } : {}) })],
+          ...(text.numeric[part.columns[at] ?? 0] === true ? { alignment: AlignmentType.RIGHT } : {}),
+          // A line break in a cell stays a line break (a new paragraph would add spacing).
+          children: value
+            .split('\n')
+            .map((line, index) => new TextRun({ text: line, size, ...(index > 0 ? { break: 1 } : {}), ...(header ? { bold: true } : {}) })),
         }),
       ],
     });
-  const header = new TableRow({ tableHeader: true, cantSplit: true, children: text.headers.map((value, column) => cell(value, column, true)) });
-  const rows = text.cells.map((row) => new TableRow({ cantSplit: true, children: row.map((value, column) => cell(value, column, false)) }));
+  const pick = (row: string[]) => part.columns.map((column) => row[column] ?? '');
+  const header = new TableRow({ tableHeader: true, cantSplit: true, children: pick(text.headers).map((value, at) => cell(value, at, true)) });
+  const rows = text.cells.map((row) => new TableRow({ cantSplit: true, children: pick(row).map((value, at) => cell(value, at, false)) }));
   return new Table({
     rows: [header, ...rows],
     width: { size: widths.reduce((sum, width) => sum + width, 0), type: WidthType.DXA },

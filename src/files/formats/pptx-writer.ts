@@ -2,14 +2,16 @@
 import pptxgenModule from 'pptxgenjs';
 import { formatCount } from '../../util/format.js';
 import { defaultLocale } from '../columns/format-values.js';
-import { columnWidths } from '../layout/column-widths.js';
+import { planTable } from '../layout/table-plan.js';
 import { SpillwayError } from '../../errors.js';
 import { inlineSpans } from '../layout/inline-text.js';
 import { pageRows, rowHeight } from '../layout/table-pages.js';
 import { wrappedLines } from '../layout/text-width.js';
 import type { FigureBlock, ListEntry } from './document-spec.js';
-import { loadDocumentTables, tableCaption, type LoadedTable } from './document-tables.js';
-import { cutCellsNote, tableText, type TableText } from './table-text.js';
+import { loadDocumentTables, tableCaption, zoneOf, type LoadedTable } from './document-tables.js';
+import { zoneNote } from '../columns/time-zone-label.js';
+import { cutCellsNote, cutPlanCells, tableText, tallCellsNote, type TableText } from './table-text.js';
+import { partColumns, tablePlanNote } from './table-plan-note.js';
 import { xmlSafeText } from './table-notes.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
@@ -31,6 +33,10 @@ const contentWidth = slide.width - 2 * slide.margin;
 const body = { top: 1.35, bottom: 6.85 };
 const textSize = 18;
 const tableSize = 10;
+/** A wide table may go down to this size before it is split into parts of columns. */
+const minTableSize = 8;
+/** A table row is never taller than this share of the slide's table area: longer cells are cut. */
+const maxRowShare = 1 / 2;
 /** pptxgenjs's default cell margins in inches (top/bottom 0.05, left/right 0.1). */
 const cellPad = { x: 0.1, y: 0.05 };
 const master = 'SPILLWAY_CONTENT';
@@ -114,13 +120,16 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
       case 'table': {
         flush();
         const table = tables.get(index) as LoadedTable;
-        const text = tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars });
+        const text = tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars, ...zoneOf(spec) });
         texts.push(text);
         const caption = xmlSafeText(tableCaption(block, table));
-        slides += addTableSlides({ pptx, table, text, title: headingShown ? caption : heading, subtitle: headingShown ? undefined : caption });
+        const where = `The table in blocks[${index}]`;
+        const added = addTableSlides({ pptx, table, text, title: headingShown ? caption : heading, subtitle: headingShown ? undefined : caption, where });
+        slides += added.slides;
         headingShown = true;
-        const note = cutCellsNote(text.cut, maxCellChars, `The table in blocks[${index}]`);
-        if (note !== undefined) notes.push(note);
+        const note = cutCellsNote(text.cut, maxCellChars, where);
+        const zones = zoneNote({ headers: table.columns.map((column) => column.header), zoned: text.zoned, where, ...zoneOf(spec) });
+        for (const each of [note, ...added.notes, zones]) if (each !== undefined) notes.push(each);
         break;
       }
       case 'figure': {
@@ -296,66 +305,94 @@ function listItems(entries: ListEntry[], numbered: boolean, level: number): Text
   return items;
 }
 
-/** Slides for one table, paged by measured row heights, the header row repeated, the title saying which rows. */
-function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text: TableText; title: string; subtitle: string | undefined }): number {
-  const { pptx, text, title, subtitle } = options;
-  const sample = text.cells.slice(0, 300);
-  const widthsPoints = columnWidths({
+/**
+ * Slides for one table, paged by measured row heights, the header row
+ * repeated, the title saying which rows. A table too wide for the slide is
+ * set smaller or shown in parts of columns (each repeating the key column),
+ * and cells are cut so that every row fits the slide at its measured height.
+ */
+function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text: TableText; title: string; subtitle: string | undefined; where: string }): {
+  slides: number;
+  notes: (string | undefined)[];
+} {
+  const { pptx, text, title, subtitle, where } = options;
+  const padding = cellPad.x * 2 * 72 + 4;
+  const plan = planTable({
     headers: text.headers,
-    cells: text.headers.map((_, column) => sample.map((row) => row[column] ?? '')),
+    cells: text.headers.map((_, column) => text.cells.map((row) => row[column] ?? '')),
     available: contentWidth * 72,
     fontSize: tableSize,
-    padding: cellPad.x * 2 * 72 + 4,
+    minFontSize: minTableSize,
+    padding,
   });
-  const colW = widthsPoints.map((points) => points / 72);
-  const measure = (cells: string[]) => rowHeight({ cells, widths: colW, fontSize: tableSize, pointsPerUnit: 72, padX: cellPad.x, padY: cellPad.y });
-  const headerHeight = measure(text.headers);
-  const heights = text.cells.map(measure);
-  const top = subtitle === undefined ? body.top : body.top + 0.4;
-  const pages = pageRows({ heights, header: headerHeight, available: body.bottom - top });
+  // A line under the title holds the caption and, for a table in parts, which columns the slide shows.
+  const top = subtitle === undefined && plan.parts.length === 1 ? body.top : body.top + 0.4;
+  const room = body.bottom - top;
+  const maxLines = Math.floor((room * maxRowShare * 72 - 2 * cellPad.y * 72) / (plan.fontSize * 1.22));
+  const cut = cutPlanCells({ text, plan, maxLines, padding });
   const total = text.cells.length;
-  const header = text.headers.map((value, column) => ({
-    text: value,
-    options: { bold: true, fill: { color: 'D9E2F3' }, ...(text.numeric[column] === true ? { align: 'right' } : {}) },
-  }));
-  for (const [first, end] of pages) {
-    const which =
-      total === 0
-        ? 'no rows'
-        : end - first === 1
-          ? `row ${formatCount(end)} of ${formatCount(total)}`
-          : `rows ${formatCount(first + 1)}–${formatCount(end)} of ${formatCount(total)}`;
-    const added = pptx.addSlide({ masterName: master });
-    added.addText(`${title} (${which})`, { placeholder: 'title' });
-    if (subtitle !== undefined)
-      added.addText(subtitle, {
+  let slides = 0;
+  for (const [partIndex, part] of plan.parts.entries()) {
+    const colW = part.widths.map((points) => points / 72);
+    const pick = (row: string[]) => part.columns.map((column) => row[column] ?? '');
+    const numeric = part.columns.map((column) => text.numeric[column] === true);
+    const measure = (cells: string[]) => rowHeight({ cells, widths: colW, fontSize: plan.fontSize, pointsPerUnit: 72, padX: cellPad.x, padY: cellPad.y });
+    const headerHeight = measure(pick(text.headers));
+    const heights = text.cells.map((row) => measure(pick(row)));
+    const pages = pageRows({ heights, header: headerHeight, available: room });
+    const header = pick(text.headers).map((value, at) => ({
+      text: value,
+      options: { bold: true, fill: { color: 'D9E2F3' }, ...(numeric[at] === true ? { align: 'right' } : {}) },
+    }));
+    const columns =
+      plan.parts.length > 1 ? `Part ${partIndex + 1} of ${plan.parts.length}: ${partColumns({ plan, part: partIndex, headers: text.headers })}` : '';
+    for (const [first, end] of pages) {
+      const which =
+        total === 0
+          ? 'no rows'
+          : end - first === 1
+            ? `row ${formatCount(end)} of ${formatCount(total)}`
+            : `rows ${formatCount(first + 1)}–${formatCount(end)} of ${formatCount(total)}`;
+      const added = pptx.addSlide({ masterName: master });
+      added.addText(`${title} (${which})`, { placeholder: 'title' });
+      const line = [subtitle, columns].filter((part) => part !== undefined && part !== '').join(' · ');
+      if (line !== '')
+        added.addText(line, {
+          x: slide.margin,
+          y: body.top - 0.05,
+          w: contentWidth,
+          h: 0.35,
+          fontFace: font,
+          fontSize: 14,
+          italic: true,
+          color: '404040',
+          margin: 0,
+        });
+      const rows = text.cells
+        .slice(first, end)
+        .map((row) => pick(row).map((value, at) => ({ text: value, options: numeric[at] === true ? { align: 'right' } : {} })));
+      added.addTable([header, ...rows] as TableRows, {
         x: slide.margin,
-        y: body.top - 0.05,
+        y: top,
         w: contentWidth,
-        h: 0.35,
+        colW,
+        rowH: [headerHeight, ...heights.slice(first, end)],
         fontFace: font,
-        fontSize: 14,
-        italic: true,
-        color: '404040',
-        margin: 0,
+        fontSize: plan.fontSize,
+        valign: 'top',
+        border: { type: 'solid', pt: 0.5, color: 'A6A6A6' },
+        autoPage: false,
       });
-    const rows = text.cells
-      .slice(first, end)
-      .map((row) => row.map((value, column) => ({ text: value, options: text.numeric[column] === true ? { align: 'right' } : {} })));
-    added.addTable([header, ...rows] as TableRows, {
-      x: slide.margin,
-      y: top,
-      w: contentWidth,
-      colW,
-      rowH: [headerHeight, ...heights.slice(first, end)],
-      fontFace: font,
-      fontSize: tableSize,
-      valign: 'top',
-      border: { type: 'solid', pt: 0.5, color: 'A6A6A6' },
-      autoPage: false,
-    });
+      slides += 1;
+    }
   }
-  return pages.length;
+  return {
+    slides,
+    notes: [
+      tablePlanNote({ plan, headers: text.headers, where, bodySize: tableSize, unit: 'slide' }),
+      tallCellsNote(cut, { maxLines, room: 'half the slide', where }),
+    ],
+  };
 }
 
 /** A figure fitted under the title (and its caption), centred, never larger than 96 pixels an inch. */

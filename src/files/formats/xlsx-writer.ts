@@ -2,7 +2,8 @@
 import ExcelJS from 'exceljs';
 import { formatCount } from '../../util/format.js';
 import type { ColumnFormat } from '../columns/column-format.js';
-import { defaultLocale, displayFormatter, excelNumberFormat, excelValue } from '../columns/format-values.js';
+import { defaultLocale, displayFormatter, excelNumberFormat, excelValue, isNumericFormat } from '../columns/format-values.js';
+import { zonedColumns, zonedHeader, zoneNote } from '../columns/time-zone-label.js';
 import { resolveFormats } from '../columns/resolve-formats.js';
 import { selectRows } from '../selection/select-rows.js';
 import { dataRowsPerSheet, excelCellCharLimit, excelSheetColumnLimit, excelSheetRowLimit, tooWideForSheet } from './sheet-limit.js';
@@ -40,6 +41,14 @@ const headerStyle: Partial<ExcelJS.Style> = {
   border: { bottom: { style: 'thin', color: { argb: 'FF8EA9DB' } } },
   alignment: { vertical: 'middle' },
 };
+
+/** Numbers and dates are right-aligned by spreadsheets; their headers stand right over them. */
+function alignsRight(format: ColumnFormat): boolean {
+  return isNumericFormat(format) || format.type === 'date' || format.type === 'datetime';
+}
+
+/** The header style of a column whose values stand right. */
+const numericHeaderStyle: Partial<ExcelJS.Style> = { ...headerStyle, alignment: { vertical: 'middle', horizontal: 'right' } };
 
 export async function writeXlsx(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
   const parts: SheetPart[] = [
@@ -88,15 +97,20 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
         );
         const columnStyles = formats.map((format) => {
           const numFmt = excelNumberFormat(format, locale);
-          return numFmt === undefined ? undefined : { numFmt };
+          return numFmt === undefined ? undefined : { font, numFmt };
         });
+        // Text columns get the header's font family too, through one shared style object (exceljs
+        // caches a style's id by identity; a column style would give every cell its own copy).
+        const cellStyles = columnStyles.map((style) => style ?? { font });
+        const zoned = zonedColumns({ formats, rows: sample, ...(task.timeZone === undefined ? {} : { timeZone: task.timeZone }) });
+        const headers = columns.map((column, index) => xmlSafeText(zoned[index] === true ? zonedHeader(column.header, task.timeZone) : column.header));
 
-        const styled = columnStyles.flatMap((style, index) => (style === undefined ? [] : [index]));
         let cutCells = 0;
         const cell = (value: unknown, index: number): unknown => {
-          if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
-          if (typeof value === 'string' && columnStyles[index] !== undefined) {
-            const typed = excelValue(value, formats[index] as ColumnFormat);
+          if (value === null || typeof value === 'boolean') return value;
+          if (typeof value === 'number' && zoned[index] !== true) return value;
+          if ((typeof value === 'string' || typeof value === 'number') && columnStyles[index] !== undefined) {
+            const typed = excelValue(value, formats[index] as ColumnFormat, task.timeZone);
             if (typed instanceof Date) return typed;
           }
           let text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -120,10 +134,10 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           sheet = book.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1, activeCell: 'A2' }] });
           sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
           sheet.columns = widths.map((width) => ({ width }));
-          const header = sheet.addRow(columns.map((column) => xmlSafeText(column.header)));
+          const header = sheet.addRow(headers);
           header.height = 18;
-          header.eachCell((headerCell) => {
-            headerCell.style = headerStyle;
+          header.eachCell((headerCell, number) => {
+            headerCell.style = alignsRight(formats[number - 1] as ColumnFormat) ? numericHeaderStyle : headerStyle;
           });
           header.commit();
           inSheet = 0;
@@ -134,7 +148,9 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
             const added = (sheet as ExcelJS.Worksheet).addRow(row.map(cell));
             // One style object per column, shared by its cells: exceljs caches a style's id by object
             // identity, so a shared object costs a lookup where a per-cell copy costs its XML.
-            for (const index of styled) added.getCell(index + 1).style = columnStyles[index] as Partial<ExcelJS.Style>;
+            cellStyles.forEach((style, index) => {
+              if (row[index] !== null && row[index] !== undefined) added.getCell(index + 1).style = style;
+            });
             added.commit();
             inSheet += 1;
             written += 1;
@@ -161,6 +177,13 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           notes.push(
             `${formatCount(cutCells)} cells of ${source.name} held more than ${formatCount(excelCellCharLimit)} characters (Excel's cell limit) and were cut to that length; use CSV for the full text.`,
           );
+        const zones = zoneNote({
+          headers: columns.map((column) => column.header),
+          zoned,
+          where: source.name,
+          ...(task.timeZone === undefined ? {} : { timeZone: task.timeZone }),
+        });
+        if (zones !== undefined) notes.push(zones);
         reports.push({ source: source.name, sheets: sheetNames, rows: written, columns, formats, stats: selected.stats });
       } finally {
         await source.close();

@@ -1,13 +1,55 @@
 import { longestWordEms, textEms } from './text-width.js';
 
 /**
- * Column widths from content for a table of at most `available` width units (points,
- * twips, inches: any unit, widths are proportional). Each column wants its
+ * Words up to this many ems (about 25 characters: a 20-digit ID, an ISO
+ * timestamp, an amount with its currency) are never broken; a longer token
+ * (a URL, a hash) may wrap inside.
+ */
+const maxNeedEms = 14;
+/** Header words are bold (a tenth wider) and may wrap sooner: at most this many ems decide a column's need. */
+const maxHeaderNeedEms = 12;
+/** The estimate errs wide, and this slack covers what it does not (kerning, a renderer's rounding): 3% and a point. */
+const needSlack = { factor: 1.03, points: 1 };
+
+export interface ColumnMeasures {
+  /** What each column would like: its widest cell (long texts counted up to `maxWantEms`). */
+  want: number[];
+  /** What each column needs so that no word it holds breaks: its longest token (at most `maxNeedEms`), never more than `want`. */
+  need: number[];
+}
+
+/**
+ * Measures columns in the unit of `fontSize` and `padding` (points, usually).
+ * `cells[column]` are the display texts: give every row, not a sample, or the
+ * one longer ID in row 4,000 wraps.
+ */
+export function measureColumns(options: { headers: string[]; cells: string[][]; fontSize: number; padding: number; maxWantEms?: number }): ColumnMeasures {
+  const { headers, cells, fontSize, padding } = options;
+  const maxWantEms = options.maxWantEms ?? 40;
+  const want: number[] = [];
+  const need: number[] = [];
+  headers.forEach((header, column) => {
+    let wantEms = textEms(header) * 1.1;
+    let needEms = Math.min(longestWordEms(header) * 1.1, maxHeaderNeedEms);
+    for (const text of cells[column] ?? []) {
+      wantEms = Math.max(wantEms, Math.min(maxWantEms, textEms(text)));
+      if (needEms < maxNeedEms) needEms = Math.max(needEms, Math.min(longestWordEms(text), maxNeedEms));
+    }
+    const wantWidth = wantEms * needSlack.factor * fontSize + padding + needSlack.points;
+    want.push(wantWidth);
+    need.push(Math.min(needEms * needSlack.factor * fontSize + padding + needSlack.points, wantWidth));
+  });
+  return { want, need };
+}
+
+/**
+ * Column widths from content for a table of at most `available` width units
+ * (points, twips, inches: widths are proportional). Each column wants its
  * widest cell (header included) and needs at least its longest word; when the
  * wants do not fit, each column gets its need and a share of the rest in
- * proportion to what it still wants (unless even the needs do not fit, then
- * all shrink alike).
- * `cells[column]` are the display texts of a sample of rows.
+ * proportion to what it still wants. When even the needs do not fit, all
+ * shrink alike: callers plan wide tables (see table-plan.ts) so that this
+ * last resort does not happen.
  */
 export function columnWidths(options: {
   headers: string[];
@@ -17,14 +59,12 @@ export function columnWidths(options: {
   padding: number;
   maxWantEms?: number;
 }): number[] {
-  const { headers, cells, available, fontSize, padding } = options;
-  const want = columnWants(options);
-  const need = headers.map((header, column) => {
-    // Headers are bold: a tenth wider.
-    let ems = Math.min(longestWordEms(header) * 1.1, 14);
-    for (const text of cells[column] ?? []) ems = Math.max(ems, Math.min(longestWordEms(text), 18));
-    return Math.min(ems * fontSize + padding, want[column] ?? 0);
-  });
+  return widthsFrom(measureColumns(options), options.available);
+}
+
+/** {@link columnWidths} from measures already taken. */
+export function widthsFrom(measures: ColumnMeasures, available: number): number[] {
+  const { want, need } = measures;
   const totalWant = want.reduce((sum, width) => sum + width, 0);
   // A narrow table keeps about its natural width (a little air, never stretched across the page).
   if (totalWant <= available) return want.map((width) => width * Math.min(1.2, available / totalWant));
@@ -36,17 +76,7 @@ export function columnWidths(options: {
   return want.map((width, column) => (need[column] ?? 0) + (width - (need[column] ?? 0)) * share);
 }
 
-/** What each column would like: its widest cell or bold header (a tenth wider), long texts counted up to `maxWantEms`. */
-function columnWants(options: { headers: string[]; cells: string[][]; fontSize: number; padding: number; maxWantEms?: number }): number[] {
-  const maxWantEms = options.maxWantEms ?? 40;
-  return options.headers.map((header, column) => {
-    let ems = textEms(header) * 1.1;
-    for (const text of options.cells[column] ?? []) ems = Math.max(ems, Math.min(maxWantEms, textEms(text)));
-    return ems * options.fontSize + options.padding;
-  });
-}
-
 /** The total width the columns would like, to decide on landscape pages. */
 export function wantedWidth(options: { headers: string[]; cells: string[][]; fontSize: number; padding: number; maxWantEms?: number }): number {
-  return columnWants(options).reduce((sum, width) => sum + width, 0);
+  return measureColumns(options).want.reduce((sum, width) => sum + width, 0);
 }

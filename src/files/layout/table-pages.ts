@@ -41,3 +41,24 @@ export function pageRows(options: { heights: number[]; header: number; available
   pages.push([first, heights.length]);
   return pages;
 }
+
+/**
+ * `text` cut with "…" so that it wraps into at most `maxLines` lines of
+ * `widthEms`, at a word boundary when one is near; unchanged when it fits.
+ */
+export function cutToLines(text: string, widthEms: number, maxLines: number): string {
+  if (wrappedLines(text, widthEms) <= maxLines) return text;
+  const chars = Array.from(text);
+  // The longest prefix that fits (with the ellipsis), found by bisection: lines grow with the prefix.
+  let low = 0;
+  let high = chars.length;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (wrappedLines(`${chars.slice(0, middle).join('')}…`, widthEms) <= maxLines) low = middle;
+    else high = middle - 1;
+  }
+  let cut = chars.slice(0, low).join('');
+  const space = cut.lastIndexOf(' ');
+  if (space > cut.length * 0.8) cut = cut.slice(0, space);
+  return `${cut.trimEnd()}…`;
+}

@@ -56,6 +56,8 @@ export interface TableTask extends TaskBase {
   moreSheets?: SheetPart[];
   /** BCP 47 locale for date order and currency symbols (default en-US). */
   locale?: string;
+  /** IANA zone that timestamps with offsets and epoch numbers are shown in (default UTC). */
+  timeZone?: string;
   /** CSV: a UTF-8 byte-order mark first (default true). */
   bom?: boolean;
   /** CSV: field separator (default ","). */

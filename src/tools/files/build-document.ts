@@ -32,12 +32,13 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
     description: (config) =>
       [
         'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
-        'The spec is {"title", "subtitle"?, "locale"?, "orientation"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"} (inline **bold**, *italic*, `code`, [link](https://…)),' +
+        'The spec is {"title", "subtitle"?, "locale"?, "timeZone"? (IANA, default "UTC": timestamps with offsets and epoch columns are shown in it), "orientation"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"} (inline **bold**, *italic*, `code`, [link](https://…)),' +
           ' {"type":"bullets"|"numbered","items":[...]} (an item may be {"text","items":[...]} to nest),' +
           ' {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"? (with "format"),"sort"?,"range"?},' +
           ' {"type":"chart","source","spec" (Vega-Lite without data, as build_chart),"title"?,"columns"?,"sort"?,"range"?} and {"type":"image","path":"outputs/x.png","title"?} (PNG, JPEG or SVG).',
         'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
-        'Tables get column widths from their content and formatted numbers and dates (locale, default en-US); DOCX turns landscape when a table is too wide and repeats the header row on every page; PPTX pages tables by measured row height, header on each slide.',
+        'Tables get column widths from their content and formatted numbers and dates (locale, default en-US); DOCX turns landscape when a table is too wide and repeats the header row on every page; PPTX pages tables by measured row height, header on each slide.' +
+          ' A table too wide for the page at 9 characters a column is set in a smaller font or split into parts of columns that repeat its key column (the result says which); pass columns to keep only what a reader needs.',
         `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
           ' tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
       ].join(' '),

@@ -22,7 +22,7 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
       'Build a CSV or Excel (XLSX) file for the user from a table file in the sandbox, and attach it as a download.',
       'Pass the PATH of the data, e.g. the spill path a query returned ("results/0007-query_sql.jsonl"); never pass or retype the rows themselves: the file is read directly, so a 200-byte call exports a million rows exactly.',
       'Sources: JSONL spills, JSON arrays of objects, CSV files with a header.',
-      'Optional: columns (names or {"name","header","format"}, in output order; format "number", "integer", "percent", "currency" (with "currency": "EUR"), "date", "datetime" or "text", inferred from the values when absent), sort ({"column","direction"} or a list; stable, numbers as numbers, empty values last), range ({"start","count"} after sorting, rows count from 0), filename (a plain name; a taken name gets a new one, which is reported), locale (default "en-US").',
+      'Optional: columns (names or {"name","header","format"}, in output order; format "number", "integer", "percent", "currency" (with "currency": "EUR"), "date", "datetime" or "text", inferred from the values when absent), sort ({"column","direction"} or a list; stable, numbers as numbers, empty values last), range ({"start","count"} after sorting, rows count from 0), filename (a plain name; a taken name gets a new one, which is reported), locale (default "en-US"), timeZone (IANA name; timestamps with offsets and epoch time columns are converted to it, default "UTC").',
       'XLSX: real date cells, number formats, a filtered frozen header; sheet names the sheet; a list of sources gives one sheet each in one workbook.',
       'CSV: a byte-order mark for spreadsheets (bom: false for programs), delimiter "," ";" or "\\t", and a formula guard (an apostrophe before text a spreadsheet would run, such as "=HYPERLINK(...)"); pass formulaGuard: false when a program, not a person, reads the file.',
       'Filtering or aggregating is not done here: do that with query_sql first, then export its spill path.',
@@ -47,6 +47,14 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
             minLength: 2,
             maxLength: 35,
             description: 'BCP 47 locale for separators, date order and currency symbols, e.g. "de-DE". Default "en-US".',
+          }),
+        ),
+        timeZone: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 64,
+            description:
+              'IANA time zone that timestamps with UTC offsets and epoch-number time columns are converted to, e.g. "Europe/Berlin"; the header names it. Default "UTC".',
           }),
         ),
         bom: Type.Optional(
@@ -84,6 +92,7 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
         output: { kind: 'sandbox', ...location, filename, onExisting: 'rename' },
         ...(more.length > 0 ? { moreSheets: more } : {}),
         ...(args.locale === undefined ? {} : { locale: args.locale }),
+        ...(args.timeZone === undefined ? {} : { timeZone: args.timeZone }),
         ...(args.bom === undefined ? {} : { bom: args.bom }),
         ...(args.delimiter === undefined ? {} : { delimiter: args.delimiter }),
         ...(args.formulaGuard === undefined ? {} : { formulaGuard: args.formulaGuard }),

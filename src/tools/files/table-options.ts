@@ -1,6 +1,7 @@
 import { SpillwayError } from '../../errors.js';
 import { checkLocale } from '../../files/columns/format-values.js';
 import { checkSheetName } from '../../files/formats/sheet-names.js';
+import { checkTimeZone } from '../../files/columns/iso-date.js';
 
 /** Sources one workbook takes (one sheet each). */
 export const maxSources = 20;
@@ -10,7 +11,13 @@ export function checkTableOptions(options: {
   format: 'csv' | 'xlsx';
   sources: string[];
   sheets: string[];
-  args: { locale?: string | undefined; bom?: boolean | undefined; delimiter?: string | undefined; formulaGuard?: boolean | undefined };
+  args: {
+    locale?: string | undefined;
+    timeZone?: string | undefined;
+    bom?: boolean | undefined;
+    delimiter?: string | undefined;
+    formulaGuard?: boolean | undefined;
+  };
 }): void {
   const { format, sources, sheets, args } = options;
   const refuse = (field: string, message: string) => {
@@ -37,4 +44,5 @@ export function checkTableOptions(options: {
     }
   }
   if (args.locale !== undefined) checkLocale(args.locale);
+  if (args.timeZone !== undefined) checkTimeZone(args.timeZone);
 }
