@@ -104,10 +104,8 @@ async function startHttp(runtime: Runtime, options: HttpOptions): Promise<() => 
     host: options.host ?? config.server.host,
     port: options.port ?? config.server.port,
     path: config.server.path,
-    sessionIdleMs: config.server.sessionIdleMs,
+    // Session caps, idle times and connection limits come from the host's config (server.*).
     auth: config.server.auth,
-    maxSessions: config.server.maxSessions,
-    maxSessionsPerPrincipal: config.server.maxSessionsPerPrincipal,
   });
   host.onClose(() => front.close());
   options.io.out(
