@@ -96,7 +96,7 @@ test('bad starts of every verb end with one line on stderr, no log lines, and th
   const busy = String((blocker.address() as AddressInfo).port);
 
   const cases: [string[], number, RegExp][] = [
-    [['serve', '--config', typo], 1, /unknown key "sandbox\.rot": did you mean "sandbox\.root"\?$/],
+    [['serve', '--config', typo], 1, /unknown key "sandbox\.rot": did you mean "sandbox\.root"\? \[CONFIG_INVALID\]$/],
     [['serve', '--config', missing], 1, /Cannot read the configuration file/],
     [['serve', '--config', good, '--port', busy], 1, /the port is in use/],
     [['serve', '--config', open], 1, /server\.auth\.mode is "none"/],
