@@ -16,7 +16,8 @@ import {
   type SandboxRoot,
 } from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
-import type { SpillRef } from '../spill/spill-ref.js';
+import { screeningPolicy } from '../screening/index.js';
+import { toScreeningCounts, type ScreeningCounts, type SpillRef } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
 import { AdmissionBoard } from '../util/admission-board.js';
@@ -47,6 +48,8 @@ export interface ExecuteResult {
   notes: string[];
   /** Files the call placed in outputs/ (download cards). */
   attachments: Attachment[];
+  /** What screening found in the result (secrets redacted or flagged, injected instructions, invisible Unicode). */
+  screening?: ScreeningCounts;
   error?: SerializedError;
   durationMs: number;
 }
@@ -111,6 +114,8 @@ export interface CallFinished {
   durationMs: number;
   /** Files the call's result was written to (the spill and its binary parts). */
   files: readonly SpillRef[];
+  /** What screening found in the result. */
+  screening?: ScreeningCounts;
 }
 
 /** A file-building job on the worker pool: submitted, started on a thread, finished (emitted by the file tools). */
@@ -322,6 +327,7 @@ export class Host extends EventEmitter<HostEvents> {
       errorHeadChars: config.errors.headChars,
       errorTailChars: config.errors.tailChars,
       retentionDays: config.retention.days,
+      screening: screeningPolicy(config, toolName),
     };
   }
 
@@ -469,6 +475,8 @@ export class Host extends EventEmitter<HostEvents> {
     const result: ExecuteResult = { callId, tool: call.name, isError, text, files, truncated, attachments, notes, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;
+    const screening = view.screening === undefined ? undefined : toScreeningCounts(view.screening);
+    if (screening !== undefined) result.screening = screening;
     if (failure !== undefined)
       result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
 
@@ -487,6 +495,7 @@ export class Host extends EventEmitter<HostEvents> {
       ...(failure === undefined ? {} : { errorCode: failure.code }),
       ...(view.spill === undefined ? {} : { spillPath: view.spill.path }),
       ...(attachments.length === 0 ? {} : { attachments: attachments.map((attachment) => attachment.path) }),
+      ...(screening === undefined ? {} : { screening }),
     });
     log.info(
       {
@@ -505,6 +514,7 @@ export class Host extends EventEmitter<HostEvents> {
       ...(failure === undefined ? {} : { errorCode: failure.code }),
       durationMs,
       files: written,
+      ...(screening === undefined ? {} : { screening }),
     });
     return result;
   }

@@ -1,0 +1,49 @@
+import { FindingCollector, type ScreeningReport } from './findings.js';
+import { rowMayHoldFindings } from './row-prefilter.js';
+import type { ScreeningPolicy } from './screening-policy.js';
+import { screenText } from './screen-text.js';
+import { screenJson, screenRow } from './screen-value.js';
+
+/**
+ * Screens one result while the spill prepares it: a text at once, a JSON
+ * value by its strings, a table row by row (a row's JSON text is tested in
+ * one linear pass first; only a row that may hold something is walked).
+ */
+export class ResultScreener {
+  private readonly collector: FindingCollector;
+
+  constructor(readonly policy: ScreeningPolicy) {
+    this.collector = new FindingCollector(policy.maxFindings);
+  }
+
+  /** False when the policy turns every rule off. */
+  get active(): boolean {
+    return this.policy.secrets !== 'off' || this.policy.injection !== 'off';
+  }
+
+  /** True when the file must keep values the model reads changed (screening.keep). */
+  get keepsOriginal(): boolean {
+    return this.policy.keep;
+  }
+
+  text(text: string): string {
+    return this.active ? screenText(text, this.policy, this.collector) : text;
+  }
+
+  json(value: unknown): unknown {
+    return this.active ? screenJson(value, this.policy, this.collector) : value;
+  }
+
+  /** The row the model reads, or undefined when it is unchanged (`line`: its JSON text, `rowNumber`: 1-based). */
+  row(line: string, row: unknown, rowNumber: number): unknown {
+    if (!this.active || !rowMayHoldFindings(line)) return undefined;
+    return screenRow(row, rowNumber, this.policy, this.collector);
+  }
+
+  /** What was found, or undefined when nothing was; `kept`: the file holds the original values. */
+  report(kept: boolean): ScreeningReport | undefined {
+    const report = this.collector.report(this.policy.secrets === 'flag' ? 'flag' : 'redact');
+    if (report !== undefined && report.secrets > 0 && report.secretAction === 'redact') report.kept = kept;
+    return report;
+  }
+}
