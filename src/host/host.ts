@@ -5,7 +5,7 @@ import type { Config } from '../config/schema.js';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { approvedArguments, digestForApproval, sha256Hex } from '../policy/approval-digest.js';
-import { authorize, decide } from '../policy/authorize.js';
+import { authorize, decide, stricter } from '../policy/authorize.js';
 import {
   asDiskError,
   assertConversationId,
@@ -583,6 +583,7 @@ export class Host extends EventEmitter<HostEvents> {
         const approved = await this.authorizeCall(target, args, scope, {
           calledAs: scope.call,
           ...(via.sources === undefined ? {} : { sources: via.sources }),
+          ...(via.secrets === undefined || via.secrets.length === 0 ? {} : { secrets: via.secrets }),
         });
         if (scope.delegation.approval !== undefined) executed.sha256 = scope.delegation.approval.executedSha256;
         const inner = this.toolContext({ ...scope, log: log.child({ delegatedTo: name }), depth: depth + 1 });
@@ -629,13 +630,15 @@ export class Host extends EventEmitter<HostEvents> {
     tool: ToolDefinition,
     args: unknown,
     scope: Pick<ToolScope, 'callId' | 'context' | 'sandbox' | 'delegation'>,
-    delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {},
+    delegated: Pick<ApprovalRequest, 'calledAs' | 'sources' | 'secrets'> = {},
   ): Promise<unknown> {
     const { context } = scope;
     const request: ApprovalRequest = { tool: tool.name, arguments: args, conversationId: context.conversationId, ...delegated };
-    const asks = decide(this.currentConfig.policy, tool) === 'ask' && (context.approve !== undefined || this.approve !== undefined);
+    // Secrets detected in a delegating call's arguments raise the decision (screening.delegation).
+    const atLeast = delegated.secrets === undefined ? undefined : this.currentConfig.screening.delegation;
+    const asks = stricter(decide(this.currentConfig.policy, tool), atLeast) === 'ask' && (context.approve !== undefined || this.approve !== undefined);
     if (asks) request.digest = await digestForApproval({ arguments: args, callId: scope.callId, tool: tool.name, sandbox: scope.sandbox });
-    await authorize({ policy: this.currentConfig.policy, tool, request, approvers: [context.approve, this.approve] });
+    await authorize({ policy: this.currentConfig.policy, tool, request, approvers: [context.approve, this.approve], ...(atLeast === undefined ? {} : { atLeast }) });
     if (request.digest === undefined) return args;
     const { sha256, bytes, shownInFull, argumentsFile } = request.digest;
     const approved = approvedArguments(request.digest);

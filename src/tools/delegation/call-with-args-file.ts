@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
 import { defineTool } from '../../host/define-tool.js';
+import { findSecretsInValue } from '../../screening/index.js';
 import { closeNames } from '../../util/close-names.js';
 import { expandArguments } from './expand-arguments.js';
 import { normalizeOverrides } from './normalize-overrides.js';
@@ -80,6 +81,8 @@ export const callWithArgsFileTool = defineTool({
       maxBytes,
     });
     context.logger.debug({ target, argsPath: file.path, argsBytes: file.bytes, references: sources.length - 1 }, 'delegating call expanded');
-    return await context.invoke(target, expanded, { argsPath: file.path, sources });
+    // A secret about to leave for another tool goes through approval (screening.delegation), whatever the file it came from.
+    const secrets = findSecretsInValue(expanded).findings.map(({ kind, field }) => ({ kind, ...(field === undefined ? {} : { field }) }));
+    return await context.invoke(target, expanded, { argsPath: file.path, sources, ...(secrets.length === 0 ? {} : { secrets }) });
   },
 });
