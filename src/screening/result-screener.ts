@@ -2,7 +2,7 @@ import { FindingCollector, type ScreeningReport } from './findings.js';
 import { rowMayHoldFindings } from './row-prefilter.js';
 import type { ScreeningPolicy } from './screening-policy.js';
 import { screenText } from './screen-text.js';
-import { screenJson, screenRow } from './screen-value.js';
+import { screenJson, screenRow, type Screened } from './screen-value.js';
 
 /**
  * Screens one result while the spill prepares it: a text at once, a JSON
@@ -21,21 +21,22 @@ export class ResultScreener {
     return this.policy.secrets !== 'off' || this.policy.injection !== 'off';
   }
 
-  /** True when the file must keep values the model reads changed (screening.keep). */
+  /** True when the file keeps the original values of redacted secrets (screening.keep). */
   get keepsOriginal(): boolean {
     return this.policy.keep;
   }
 
-  text(text: string): string {
-    return this.active ? screenText(text, this.policy, this.collector) : text;
+  /** The text as the model reads it and as the file keeps it. */
+  text(text: string): Screened<string> {
+    return this.active ? screenText(text, this.policy, this.collector) : { model: text, file: text };
   }
 
-  json(value: unknown): unknown {
-    return this.active ? screenJson(value, this.policy, this.collector) : value;
+  json(value: unknown): Screened {
+    return this.active ? screenJson(value, this.policy, this.collector) : { model: value, file: value };
   }
 
-  /** The row the model reads, or undefined when it is unchanged (`line`: its JSON text, `rowNumber`: 1-based). */
-  row(line: string, row: unknown, rowNumber: number): unknown {
+  /** The row as the model reads it and the file keeps it, or undefined when it is unchanged (`line`: its JSON text, `rowNumber`: 1-based). */
+  row(line: string, row: unknown, rowNumber: number): Screened | undefined {
     if (!this.active || !rowMayHoldFindings(line)) return undefined;
     return screenRow(row, rowNumber, this.policy, this.collector);
   }

@@ -33,10 +33,16 @@ export function inspectString(text: string, policy: ScreeningPolicy, field?: str
   return found;
 }
 
-/** The string as the model reads it: secrets replaced by `[REDACTED:kind]` (policy redact), invisible characters escaped. */
-export function rewriteString(text: string, found: StringFindings, policy: ScreeningPolicy): string {
+/**
+ * The string as the model reads it (`for: "model"`: secrets replaced by
+ * `[REDACTED:kind]` under policy redact, invisible characters escaped) or as
+ * the file keeps it (`for: "file"`: redacted unless screening.keep; invisible
+ * characters stay, they are data).
+ */
+export function rewriteString(text: string, found: StringFindings, policy: ScreeningPolicy, target: 'model' | 'file' = 'model'): string {
   let out = text;
-  if (policy.secrets === 'redact' && found.secrets.length > 0) {
+  const redact = policy.secrets === 'redact' && (target === 'model' || !policy.keep);
+  if (redact && found.secrets.length > 0) {
     const parts: string[] = [];
     let at = 0;
     for (const secret of found.secrets) {
@@ -47,7 +53,7 @@ export function rewriteString(text: string, found: StringFindings, policy: Scree
     parts.push(text.slice(at));
     out = parts.join('');
   }
-  return found.invisible.length > 0 ? escapeInvisible(out) : out;
+  return target === 'model' && found.invisible.length > 0 ? escapeInvisible(out) : out;
 }
 
 export function hasFindings(found: StringFindings): boolean {

@@ -1,6 +1,7 @@
 import type { FindingCollector } from './findings.js';
 import { hasFindings, inspectString, rewriteString } from './screen-string.js';
 import type { ScreeningPolicy } from './screening-policy.js';
+import type { Screened } from './screen-value.js';
 
 /** 1-based line of each offset (offsets in any order), counting line breaks once. */
 function lineFinder(text: string): (offset: number) => number {
@@ -18,10 +19,10 @@ function lineFinder(text: string): (offset: number) => number {
   };
 }
 
-/** Screens a text result; findings are placed by line. Returns the text the model reads. */
-export function screenText(text: string, policy: ScreeningPolicy, collector: FindingCollector): string {
+/** Screens a text result; findings are placed by line. */
+export function screenText(text: string, policy: ScreeningPolicy, collector: FindingCollector): Screened<string> {
   const found = inspectString(text, policy);
-  if (!hasFindings(found)) return text;
+  if (!hasFindings(found)) return { model: text, file: text };
   const lineOf = lineFinder(text);
   for (const secret of found.secrets) collector.add({ category: 'secret', kind: secret.kind, line: lineOf(secret.start) });
   const once = new Set<string>();
@@ -36,5 +37,5 @@ export function screenText(text: string, policy: ScreeningPolicy, collector: Fin
       collector.add({ category, kind: match.kind, line });
     }
   }
-  return rewriteString(text, found, policy);
+  return { model: rewriteString(text, found, policy, 'model'), file: rewriteString(text, found, policy, 'file') };
 }

@@ -2,6 +2,12 @@ import type { Finding, FindingCollector } from './findings.js';
 import { hasFindings, inspectString, rewriteString, type StringFindings } from './screen-string.js';
 import type { ScreeningPolicy } from './screening-policy.js';
 
+/** A value as the model reads it and as the file keeps it (the same objects as the input where nothing changed). */
+export interface Screened<T = unknown> {
+  model: T;
+  file: T;
+}
+
 /** Where a string stands: the place findings are listed under. */
 type Place = Pick<Finding, 'row' | 'field'>;
 
@@ -20,49 +26,51 @@ interface Walk {
   row?: number;
 }
 
-/** Screens a JSON value's strings in place order; returns the value the model reads (the same object when nothing changes). */
-function walk(value: unknown, path: string, name: string | undefined, scope: Walk): unknown {
+/** Sets a key as a plain own property (a key named __proto__ stays data). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Screens a JSON value's strings in place order. */
+function walk(value: unknown, path: string, name: string | undefined, scope: Walk): Screened {
   if (typeof value === 'string') {
     const found = inspectString(value, scope.policy, name);
-    if (!hasFindings(found)) return value;
+    if (!hasFindings(found)) return { model: value, file: value };
     const place: Place = { ...(scope.row === undefined ? {} : { row: scope.row }), ...(path === '' ? {} : { field: path }) };
     record(found, place, scope.collector);
-    return rewriteString(value, found, scope.policy);
+    return { model: rewriteString(value, found, scope.policy, 'model'), file: rewriteString(value, found, scope.policy, 'file') };
   }
   if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
+    let model: unknown[] | undefined;
+    let file: unknown[] | undefined;
     for (let index = 0; index < value.length; index += 1) {
       const item: unknown = value[index];
       const next = walk(item, childPath(path, index), name, scope);
-      if (next !== item) {
-        copy ??= value.slice();
-        copy[index] = next;
-      }
+      if (next.model !== item) (model ??= value.slice())[index] = next.model;
+      if (next.file !== item) (file ??= value.slice())[index] = next.file;
     }
-    return copy ?? value;
+    return { model: model ?? value, file: file ?? value };
   }
   if (typeof value === 'object' && value !== null) {
-    let copy: Record<string, unknown> | undefined;
+    let model: Record<string, unknown> | undefined;
+    let file: Record<string, unknown> | undefined;
     for (const [key, item] of Object.entries(value)) {
       const next = walk(item, childPath(path, key), key, scope);
-      if (next !== item) {
-        // defineProperty: a key named __proto__ stays a plain own key.
-        copy ??= { ...(value as Record<string, unknown>) };
-        Object.defineProperty(copy, key, { value: next, enumerable: true, writable: true, configurable: true });
-      }
+      if (next.model !== item) setOwn((model ??= { ...(value as Record<string, unknown>) }), key, next.model);
+      if (next.file !== item) setOwn((file ??= { ...(value as Record<string, unknown>) }), key, next.file);
     }
-    return copy ?? value;
+    return { model: model ?? value, file: file ?? value };
   }
-  return value;
+  return { model: value, file: value };
 }
 
 /** Screens a JSON result (not a table); findings are placed by JSON path. */
-export function screenJson(value: unknown, policy: ScreeningPolicy, collector: FindingCollector): unknown {
+export function screenJson(value: unknown, policy: ScreeningPolicy, collector: FindingCollector): Screened {
   return walk(value, '', undefined, { policy, collector });
 }
 
-/** Screens one table row (`row`: 1-based); returns the row the model reads, or undefined when it is unchanged. */
-export function screenRow(row: unknown, rowNumber: number, policy: ScreeningPolicy, collector: FindingCollector): unknown {
+/** Screens one table row (`rowNumber`: 1-based); undefined when nothing in it changes. */
+export function screenRow(row: unknown, rowNumber: number, policy: ScreeningPolicy, collector: FindingCollector): Screened | undefined {
   const next = walk(row, '', undefined, { policy, collector, row: rowNumber });
-  return next === row ? undefined : next;
+  return next.model === row && next.file === row ? undefined : next;
 }

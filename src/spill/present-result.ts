@@ -185,9 +185,10 @@ function fitsUtf8(chars: number, budgetBytes: number, measure: () => number): bo
 }
 
 function renderText(original: string, screener?: ResultScreener): Rendered {
-  const text = screener === undefined ? original : screener.text(original);
+  const screened = screener === undefined ? { model: original, file: original } : screener.text(original);
+  const text = screened.model;
   return {
-    content: { format: 'text', text: screener?.keepsOriginal === true ? original : text },
+    content: { format: 'text', text: screened.file },
     value: text,
     chars: text.length,
     fits: (budgetBytes) => fitsUtf8(text.length, budgetBytes, () => utf8Length(text)),
@@ -214,18 +215,22 @@ function renderJson(value: unknown, source?: string, screener?: ResultScreener):
     const slices = source === undefined ? undefined : elementSlices(source, table.envelope?.rowsKey);
     const reuse = slices !== undefined && slices.length === table.rows.length ? slices : undefined;
     const screenedRows = new Map<number, unknown>();
-    // With screening.keep the file keeps each original line; the model reads the screened ones.
-    const fileLines: string[] | undefined = screener?.keepsOriginal === true ? [] : undefined;
+    // The file's lines: redacted (unless screening.keep) but with their invisible characters; the model reads them escaped.
+    const fileLines: string[] | undefined = screener === undefined ? undefined : [];
     const lines = table.rows.map((row, index) => {
       const line = reuse?.[index] ?? JSON.stringify(row);
-      fileLines?.push(line);
       const screened = screener?.row(line, row, index + 1);
-      profiler.add((screened as Record<string, unknown> | undefined) ?? row);
-      if (screened === undefined) return line;
-      screenedRows.set(index, screened);
-      return JSON.stringify(screened);
+      profiler.add((screened?.model as Record<string, unknown> | undefined) ?? row);
+      if (screened === undefined) {
+        fileLines?.push(line);
+        return line;
+      }
+      fileLines?.push(screened.file === row ? line : JSON.stringify(screened.file));
+      screenedRows.set(index, screened.model);
+      return JSON.stringify(screened.model);
     });
-    const envelope = table.envelope === undefined ? undefined : { ...table.envelope, fields: screenFields(table.envelope.fields, screener) };
+    const fields = table.envelope === undefined || screener === undefined ? undefined : screener.json(table.envelope.fields);
+    const envelope = table.envelope === undefined ? undefined : { ...table.envelope, fields: (fields?.model ?? table.envelope.fields) as Record<string, unknown> };
     let open = '[';
     let close = ']';
     if (envelope !== undefined) {
@@ -242,7 +247,7 @@ function renderJson(value: unknown, source?: string, screener?: ResultScreener):
     };
     const profile = profiler.profile();
     const content: SpillContent = { format: 'jsonl', lines: fileLines ?? lines, columns: profiler.columns, columnTypes: profiler.columnTypes, profile };
-    if (envelope !== undefined) content.envelope = fileLines === undefined ? envelope : table.envelope;
+    if (table.envelope !== undefined) content.envelope = { ...table.envelope, fields: (fields?.file ?? table.envelope.fields) as Record<string, unknown> };
     return {
       content,
       value: screenedRows.size === 0 && envelope?.fields === table.envelope?.fields ? value : screenedTable(table, envelope, screenedRows),
@@ -260,10 +265,11 @@ function renderJson(value: unknown, source?: string, screener?: ResultScreener):
       },
     };
   }
-  const shown = screener === undefined ? value : screener.json(value);
+  const screened = screener === undefined ? { model: value, file: value } : screener.json(value);
+  const shown = screened.model;
   const text = JSON.stringify(shown) ?? 'null';
   return {
-    content: { format: 'json', text: JSON.stringify(screener?.keepsOriginal === true ? value : shown, null, 2) ?? 'null' },
+    content: { format: 'json', text: JSON.stringify(screened.file, null, 2) ?? 'null' },
     value: shown,
     chars: text.length,
     fits: (budgetBytes) => fitsUtf8(text.length, budgetBytes, () => utf8Length(text)),
@@ -277,10 +283,6 @@ function renderJson(value: unknown, source?: string, screener?: ResultScreener):
       };
     },
   };
-}
-
-function screenFields(fields: Record<string, unknown>, screener: ResultScreener | undefined): Record<string, unknown> {
-  return screener === undefined ? fields : (screener.json(fields) as Record<string, unknown>);
 }
 
 /** A table result with its screened rows (and envelope members) in place, as the model reads it. */
