@@ -24,6 +24,7 @@ const runtimeAreas = [
   'jobs',
   'mcp',
   'sandbox',
+  'screening', // re2 is a native module
   'scripts',
   'security',
   'sql',

@@ -59,7 +59,7 @@ export async function authorize(input: AuthorizeInput): Promise<void> {
   if (approver === undefined) {
     throw new SpillwayError(
       'APPROVAL_UNAVAILABLE',
-      `The tool ${name} needs the user's approval (${secrets > 0 ? `its arguments hold a detected secret: ${input.request.secrets?.map((secret) => secret.kind).join(', ')}; screening.delegation "ask"` : 'policy "ask"'}), and this client cannot be asked: it did not declare MCP elicitation support and no approval callback is set. ` +
+      `The tool ${name} needs the user's approval (${secrets > 0 ? `its arguments hold a detected secret (${input.request.secrets?.map((secret) => secret.kind).join(', ')}) and screening.delegation is "ask"` : 'policy "ask"'}), and this client cannot be asked: it did not declare MCP elicitation support and no approval callback is set. ` +
         `It was not run. Tell the user; they can allow it in spillway's configuration (policy.rules: {"${name}": "allow"}) or use a client that supports elicitation.`,
       { tool: name, ...(secrets > 0 ? { secrets: input.request.secrets } : {}) },
     );

@@ -44,8 +44,10 @@ const placeholder = /^(?:\*+|x+|\.+|-+|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Za-
 export function isGenericSecretValue(value: string): boolean {
   if (value.length < genericMinChars || value.length > 512) return false;
   if (/\s/.test(value) || uuid.test(value) || placeholder.test(value) || /^[\d.,:-]+$/.test(value)) return false;
-  if (value.startsWith('[REDACTED:')) return false;
-  return shannonEntropy(value) >= genericEntropyThreshold;
+  if (value.startsWith('[REDACTED:') || /^[A-Za-z]+(?:[-_.][A-Za-z]+)*$/.test(value)) return false;
+  // Words joined by dashes are names ("slack-token"), not secrets: a secret mixes at least two of lower, upper, digits, symbols.
+  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z\d]/].filter((pattern) => pattern.test(value)).length;
+  return classes >= 2 && shannonEntropy(value) >= genericEntropyThreshold;
 }
 
 /** True for a field name a secret goes under ("password", "api_key", "GITHUB_TOKEN"), false for hash-like names ("sha256", "etag"). */
@@ -66,7 +68,7 @@ const secretRules: readonly SecretRule[] = [
   { kind: 'aws-access-key', pattern: '\\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z2-7]{16}\\b' },
   {
     kind: 'aws-secret-key',
-    pattern: '(?i:aws)[A-Za-z0-9_.-]{0,24}(?i:secret)[A-Za-z0-9_.-]{0,24}["\']?\\s*[:=]\\s*["\']?([A-Za-z0-9/+=]{40})\\b',
+    pattern: '(?i:aws)[A-Za-z0-9_.-]{0,24}(?i:secret)[A-Za-z0-9_.-]{0,24}["\']?\\s*[:=]\\s*["\']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)',
     secret: 1,
   },
   { kind: 'github-token', pattern: '\\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\\b' },
