@@ -24,8 +24,8 @@ const spillToolOverride = Type.Object(
 
 const screeningToolOverride = Type.Object(
   {
-    secrets: Type.Optional(enumOf(['redact', 'flag', 'off'], { description: 'Secrets in these tools\' results.' })),
-    injection: Type.Optional(enumOf(['flag', 'off'], { description: 'Instruction-shaped text and invisible Unicode in these tools\' results.' })),
+    secrets: Type.Optional(enumOf(['redact', 'flag', 'off'], { description: "Secrets in these tools' results." })),
+    injection: Type.Optional(enumOf(['flag', 'off'], { description: "Instruction-shaped text and invisible Unicode in these tools' results." })),
     keep: Type.Optional(Type.Boolean({ description: 'Spill files of these tools keep the original values.' })),
   },
   closed,
@@ -424,7 +424,8 @@ export const configSchema = Type.Object(
       {
         secrets: enumOf(['redact', 'flag', 'off'], {
           default: 'redact',
-          description: 'Secrets found in a result: `redact` (the model reads `[REDACTED:kind]`), `flag` (shown as they are, the model is told where they are), `off`.',
+          description:
+            'Secrets found in a result: `redact` (the model reads `[REDACTED:kind]`), `flag` (shown as they are, the model is told where they are), `off`.',
         }),
         injection: enumOf(['flag', 'off'], {
           default: 'flag',
@@ -432,16 +433,24 @@ export const configSchema = Type.Object(
         }),
         keep: Type.Boolean({
           default: false,
-          description: 'true: a spill file keeps the original values of redacted secrets (the model still reads them redacted); false: the file holds what the model read.',
+          description:
+            'true: a spill file keeps the original values of redacted secrets (the model still reads them redacted); false: the file holds what the model read.',
         }),
         delegation: enumOf(['allow', 'deny', 'ask'], {
           default: 'ask',
-          description: "A delegating call whose expanded arguments hold a detected secret: `ask` (approval, even where the policy allows the tool), `deny`, or `allow` (the tool's own policy decides).",
+          description:
+            "A delegating call whose expanded arguments hold a detected secret: `ask` (approval, even where the policy allows the tool), `deny`, or `allow` (the tool's own policy decides).",
         }),
         maxFindings: Type.Integer({ minimum: 0, default: 100, description: "Findings listed by place in one result's metadata (counts are always complete)." }),
-        tools: recordOf(screeningToolOverride, { default: {}, description: 'Tool-name pattern (`*` wildcard) to screening settings; the most specific pattern wins.' }),
+        tools: recordOf(screeningToolOverride, {
+          default: {},
+          description: 'Tool-name pattern (`*` wildcard) to screening settings; the most specific pattern wins.',
+        }),
       },
-      { ...closed, description: 'Screening of tool results: secrets redacted or flagged, injected instructions and invisible Unicode flagged (docs/security.md).' },
+      {
+        ...closed,
+        description: 'Screening of tool results: secrets redacted or flagged, injected instructions and invisible Unicode flagged (docs/security.md).',
+      },
     ),
     upstreams: recordOf(upstreamServer, {
       default: {},

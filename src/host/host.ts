@@ -638,7 +638,8 @@ export class Host extends EventEmitter<HostEvents> {
     const atLeast = delegated.secrets === undefined ? undefined : this.currentConfig.screening.delegation;
     const asks = stricter(decide(this.currentConfig.policy, tool), atLeast) === 'ask' && (context.approve !== undefined || this.approve !== undefined);
     if (asks) request.digest = await digestForApproval({ arguments: args, callId: scope.callId, tool: tool.name, sandbox: scope.sandbox });
-    await authorize({ policy: this.currentConfig.policy, tool, request, approvers: [context.approve, this.approve], ...(atLeast === undefined ? {} : { atLeast }) });
+    const approvers = [context.approve, this.approve];
+    await authorize({ policy: this.currentConfig.policy, tool, request, approvers, ...(atLeast === undefined ? {} : { atLeast }) });
     if (request.digest === undefined) return args;
     const { sha256, bytes, shownInFull, argumentsFile } = request.digest;
     const approved = approvedArguments(request.digest);

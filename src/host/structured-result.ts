@@ -6,7 +6,9 @@ import type { Attachment, JsonSchema, OutputSchema } from './tool.js';
 
 const screeningCountsSchema = Type.Object(
   {
-    secretAction: Type.Union([Type.Literal('redact'), Type.Literal('flag')], { description: 'redact: the model read [REDACTED:kind]; flag: shown as they are.' }),
+    secretAction: Type.Union([Type.Literal('redact'), Type.Literal('flag')], {
+      description: 'redact: the model read [REDACTED:kind]; flag: shown as they are.',
+    }),
     secrets: Type.Integer({ minimum: 0 }),
     injections: Type.Integer({ minimum: 0, description: 'Passages that read like instructions to the model.' }),
     invisible: Type.Integer({ minimum: 0, description: 'Invisible Unicode runs (tags, bidi controls, zero-width runs), shown escaped.' }),

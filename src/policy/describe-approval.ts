@@ -32,7 +32,9 @@ export function describeApproval(request: ApprovalRequest): string {
   }
   if (request.secrets !== undefined && request.secrets.length > 0) {
     const where = request.secrets.slice(0, 10).map((secret) => `${secret.kind}${secret.field === undefined ? '' : ` at ${secret.field}`}`);
-    lines.push(`WARNING: the arguments hold ${request.secrets.length === 1 ? 'a value that looks' : `${request.secrets.length} values that look`} like a secret (${where.join('; ')}); approving sends ${request.secrets.length === 1 ? 'it' : 'them'} to ${request.tool}.`);
+    lines.push(
+      `WARNING: the arguments hold ${request.secrets.length === 1 ? 'a value that looks' : `${request.secrets.length} values that look`} like a secret (${where.join('; ')}); approving sends ${request.secrets.length === 1 ? 'it' : 'them'} to ${request.tool}.`,
+    );
   }
   const pretty = visibleJson(JSON.stringify(request.arguments ?? {}, null, 2));
   const compact = request.digest?.text ?? JSON.stringify(request.arguments ?? {});

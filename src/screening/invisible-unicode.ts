@@ -25,7 +25,8 @@ export function findInvisible(text: string): InvisibleMatch[] {
   const found: InvisibleMatch[] = [];
   for (const match of text.matchAll(invisible)) {
     const first = match[0].codePointAt(0) ?? 0;
-    const kind: InvisibleKind = first >= 0xe0000 ? 'unicode-tags' : (first >= 0x202a && first <= 0x202e) || (first >= 0x2066 && first <= 0x2069) ? 'bidi-control' : 'zero-width-run';
+    const kind: InvisibleKind =
+      first >= 0xe0000 ? 'unicode-tags' : (first >= 0x202a && first <= 0x202e) || (first >= 0x2066 && first <= 0x2069) ? 'bidi-control' : 'zero-width-run';
     found.push({ kind, start: match.index, end: match.index + match[0].length });
   }
   return found;

@@ -18,7 +18,13 @@ function record(found: StringFindings, place: Place, collector: FindingCollector
 }
 
 const childPath = (parent: string, key: string | number) =>
-  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+  typeof key === 'number'
+    ? `${parent}[${key}]`
+    : parent === ''
+      ? key
+      : /^[A-Za-z_$][\w$]*$/.test(key)
+        ? `${parent}.${key}`
+        : `${parent}[${JSON.stringify(key)}]`;
 
 interface Walk {
   policy: ScreeningPolicy;

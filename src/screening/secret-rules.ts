@@ -38,7 +38,8 @@ export const secretNamePattern =
 const hashLikeName = /sha\d*|md5|hash|etag|commit|checksum|digest|uuid|(?:^|[_-])ids?$|nonce_?count|tokens?_?(?:count|usage|type|limit)|max_?tokens/i;
 const secretName = new RegExp(`(?:^|[^A-Za-z])${secretNamePattern.replace('(?i:', '(?:')}(?:$|[^A-Za-z])`, 'i');
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const placeholder = /^(?:\*+|x+|\.+|-+|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Za-z_]+%|(?:your|my|the)[_-]?\w*|changeme|redacted|password|secret|null|none|undefined|true|false|example\w*)$/i;
+const placeholder =
+  /^(?:\*+|x+|\.+|-+|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Za-z_]+%|(?:your|my|the)[_-]?\w*|changeme|redacted|password|secret|null|none|undefined|true|false|example\w*)$/i;
 
 /** Whether a value next to a secret-like name looks random enough to be one (not a UUID, a placeholder, a number or a word). */
 export function isGenericSecretValue(value: string): boolean {

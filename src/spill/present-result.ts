@@ -230,7 +230,8 @@ function renderJson(value: unknown, source?: string, screener?: ResultScreener):
       return JSON.stringify(screened.model);
     });
     const fields = table.envelope === undefined || screener === undefined ? undefined : screener.json(table.envelope.fields);
-    const envelope = table.envelope === undefined ? undefined : { ...table.envelope, fields: (fields?.model ?? table.envelope.fields) as Record<string, unknown> };
+    const shownFields = fields?.model as Record<string, unknown> | undefined;
+    const envelope = table.envelope === undefined ? undefined : { ...table.envelope, fields: shownFields ?? table.envelope.fields };
     let open = '[';
     let close = ']';
     if (envelope !== undefined) {

@@ -179,7 +179,11 @@ export function makeCorpus(copies = 5, seed = 25): Corpus {
       nearMisses += 1;
       const items = json.items as unknown[];
       const index = items.length;
-      items.push({ name: `item ${index}`, config: named ? { [secret.field]: secret.value } : { value: `x ${secret.value} y` }, [`near_${miss.field}`]: miss.value });
+      items.push({
+        name: `item ${index}`,
+        config: named ? { [secret.field]: secret.value } : { value: `x ${secret.value} y` },
+        [`near_${miss.field}`]: miss.value,
+      });
       jsonSecrets.push({ kind, value: secret.value, field: named ? `items[${index}].config.${secret.field}` : `items[${index}].config.value` });
       nearMisses += 1;
     }

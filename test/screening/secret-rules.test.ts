@@ -9,7 +9,8 @@ import { makeCorpus, makeNearMisses, seeded, secretKinds } from './secret-corpus
 
 const redact: ScreeningPolicy = { secrets: 'redact', injection: 'off', keep: false, maxFindings: 10_000 };
 
-const key = (finding: Pick<Finding, 'kind' | 'row' | 'field' | 'line'>) => JSON.stringify([finding.kind, finding.row ?? null, finding.field ?? null, finding.line ?? null]);
+const key = (finding: Pick<Finding, 'kind' | 'row' | 'field' | 'line'>) =>
+  JSON.stringify([finding.kind, finding.row ?? null, finding.field ?? null, finding.line ?? null]);
 
 test('every planted secret of each listed kind is found in JSONL rows, at its row and field, and no near-miss is reported', () => {
   const corpus = makeCorpus(5);

@@ -45,9 +45,9 @@ export const searchFilesTool = defineTool({
   name: 'search_files',
   outputSchema: searchFilesOutput,
   description: [
-    "Find a text (or an RE2 regular expression with regex: true) across ALL files of this conversation at once, or the files under dir, or those matching glob (e.g. \"results/*.jsonl\"); returns each matching line with its file and line number, sorted by file and line.",
+    'Find a text (or an RE2 regular expression with regex: true) across ALL files of this conversation at once, or the files under dir, or those matching glob (e.g. "results/*.jsonl"); returns each matching line with its file and line number, sorted by file and line.',
     'Use it to answer "which of my results mention X?" without reading them; use search_file for one known file, then read_file with offset for the surroundings.',
-    'field: "body" searches only that field of each JSONL row (the line number is the row). Case-sensitive; capped in matches (limit) and in bytes read, with a note when a cap stops it.',
+    'field: "body" searches only that field of each JSONL row (the line number is the row). Case-sensitive; capped in matches (limit) and in bytes read, with a note when a cap stops it. Earlier search_files answers saved in results/ are not searched again.',
   ].join(' '),
   inputSchema: Type.Object(
     {
@@ -63,7 +63,11 @@ export const searchFilesTool = defineTool({
       regex: Type.Optional(Type.Boolean({ description: 'Treat pattern as a regular expression. Default false.' })),
       field: Type.Optional(Type.String({ minLength: 1, description: 'Search only this top-level field of each JSONL row (other files are skipped).' })),
       limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: searchFilesMaxLimit, description: `Most matches to return (default ${searchFilesDefaultLimit}, at most ${searchFilesMaxLimit}).` }),
+        Type.Integer({
+          minimum: 1,
+          maximum: searchFilesMaxLimit,
+          description: `Most matches to return (default ${searchFilesDefaultLimit}, at most ${searchFilesMaxLimit}).`,
+        }),
       ),
     },
     { additionalProperties: false },
@@ -94,8 +98,10 @@ export const searchFilesTool = defineTool({
     }
     const notes: string[] = [];
     if (files.more > 0) notes.push(`${formatCount(files.more)} more files were not searched (cap ${formatCount(maxFiles)}); narrow with dir or glob.`);
-    if (state.stopped !== undefined) notes.push(`Stopped early: ${state.stopped}. Files after that point were not searched; narrow with dir, glob or a more specific pattern.`);
-    if (state.skipped.length > 0) notes.push(`Not searched: ${state.skipped.slice(0, 10).join('; ')}${state.skipped.length > 10 ? `; and ${state.skipped.length - 10} more` : ''}.`);
+    if (state.stopped !== undefined)
+      notes.push(`Stopped early: ${state.stopped}. Files after that point were not searched; narrow with dir, glob or a more specific pattern.`);
+    if (state.skipped.length > 0)
+      notes.push(`Not searched: ${state.skipped.slice(0, 10).join('; ')}${state.skipped.length > 10 ? `; and ${state.skipped.length - 10} more` : ''}.`);
     const summary =
       state.matches.length === 0
         ? `No line in ${formatCount(state.filesSearched)} files (${formatBytes(state.bytesRead)}) matches ${JSON.stringify(args.pattern)}.`
@@ -168,7 +174,11 @@ async function searchOne(relative: string, search: SearchOne): Promise<void> {
         return;
       }
       const shown = capLine(text, context.config.reread.maxLineChars);
-      state.matches.push({ file: relative, line: piece.line, text: piece.cut ? `${shown} [part of line ${piece.line}, which is over ${formatBytes(searchFilesPieceChars)}]` : shown });
+      state.matches.push({
+        file: relative,
+        line: piece.line,
+        text: piece.cut ? `${shown} [part of line ${piece.line}, which is over ${formatBytes(searchFilesPieceChars)}]` : shown,
+      });
     }
     if (fileBytes < file.stats.size) {
       state.stopped = `the byte cap was reached (${formatBytes(state.maxBytes)} read; ${relative} was searched only in part)`;
@@ -195,6 +205,9 @@ function fieldText(piece: LinePiece, field: string, relative: string, state: Sea
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** An earlier search_files answer spilled to results/: searching it again would only repeat its matches. */
+const ownSpill = /^\d+-search_files(?:-\d+)?\.jsonl$/;
+
 /** Every data file to search, sorted by path (sidecars and temporary files left out). */
 async function candidateFiles(sandbox: ConversationSandbox, args: { dir?: string; glob?: string }): Promise<{ paths: string[]; more: number }> {
   await sandbox.ensure();
@@ -216,7 +229,7 @@ async function candidateFiles(sandbox: ConversationSandbox, args: { dir?: string
     for (const item of items) {
       const absolute = path.join(folderPath, item.name);
       if (item.isDirectory()) await walk(absolute);
-      else if (item.isFile() && !isTempName(item.name) && !item.name.endsWith(metadataSuffix)) {
+      else if (item.isFile() && !isTempName(item.name) && !item.name.endsWith(metadataSuffix) && !ownSpill.test(item.name)) {
         // Symlinks are not files here (isFile is false for them): never followed.
         const relative = sandbox.relativeOf(absolute);
         if (!matchesGlob(relative)) continue;
@@ -233,9 +246,13 @@ async function candidateFiles(sandbox: ConversationSandbox, args: { dir?: string
 /** A glob over conversation paths: `*` within one folder, `**` across folders, `?` one character. */
 export function globMatcher(glob: string): (relative: string) => boolean {
   if (glob.startsWith('/') || glob.split('/').includes('..') || glob.includes('\0')) {
-    throw new SpillwayError('INVALID_ARGUMENTS', `The glob ${JSON.stringify(glob)} must be relative to the conversation folder, without "..": e.g. "results/*.jsonl".`, {
-      glob,
-    });
+    throw new SpillwayError(
+      'INVALID_ARGUMENTS',
+      `The glob ${JSON.stringify(glob)} must be relative to the conversation folder, without "..": e.g. "results/*.jsonl".`,
+      {
+        glob,
+      },
+    );
   }
   let source = '';
   for (let index = 0; index < glob.length; index += 1) {
