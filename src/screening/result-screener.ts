@@ -1,12 +1,12 @@
 import { FindingCollector, type ScreeningReport } from './findings.js';
-import { rowMayHoldFindings } from './row-prefilter.js';
+import { rowsMayHoldFindings } from './row-prefilter.js';
 import type { ScreeningPolicy } from './screening-policy.js';
 import { screenText } from './screen-text.js';
 import { screenJson, screenRow, type Screened } from './screen-value.js';
 
 /**
  * Screens one result while the spill prepares it: a text at once, a JSON
- * value by its strings, a table row by row (a row's JSON text is tested in
+ * value by its strings, a table by its rows (the rows' JSON text is tested in
  * one linear pass first; only a row that may hold something is walked).
  */
 export class ResultScreener {
@@ -35,9 +35,14 @@ export class ResultScreener {
     return this.active ? screenJson(value, this.policy, this.collector) : { model: value, file: value };
   }
 
-  /** The row as the model reads it and the file keeps it, or undefined when it is unchanged (`line`: its JSON text, `rowNumber`: 1-based). */
-  row(line: string, row: unknown, rowNumber: number): Screened | undefined {
-    if (!this.active || !rowMayHoldFindings(line)) return undefined;
+  /** The rows (indices) that may hold a finding, from one pass over their JSON text; only these need {@link row}. */
+  rowsToScreen(lines: readonly string[]): Set<number> {
+    return this.active ? rowsMayHoldFindings(lines) : new Set();
+  }
+
+  /** The row as the model reads it and the file keeps it, or undefined when it is unchanged (`rowNumber`: 1-based). */
+  row(row: unknown, rowNumber: number): Screened | undefined {
+    if (!this.active) return undefined;
     return screenRow(row, rowNumber, this.policy, this.collector);
   }
 

@@ -1,4 +1,5 @@
 import { findInjections, type InjectionKind } from './injection-rules.js';
+import { textMayHoldFindings } from './row-prefilter.js';
 import { escapeInvisible, findInvisible, hasInvisible, type InvisibleKind } from './invisible-unicode.js';
 import type { ScreeningPolicy } from './screening-policy.js';
 import { findSecrets, isGenericSecretValue, isSecretName, type SecretKind, type SecretMatch } from './secret-rules.js';
@@ -19,14 +20,16 @@ function fieldSecret(field: string | undefined, value: string): SecretKind | und
 /** Runs every rule the policy asks for over one string (`field`: the name it stands under, for the generic rule). */
 export function inspectString(text: string, policy: ScreeningPolicy, field?: string): StringFindings {
   const found: StringFindings = { secrets: [], injections: [], invisible: [] };
+  // One linear pass tells a clean string (most of them) from one the rules must look at.
+  const suspect = textMayHoldFindings(text);
   if (policy.secrets !== 'off') {
-    found.secrets = findSecrets(text);
+    if (suspect) found.secrets = findSecrets(text);
     if (found.secrets.length === 0) {
       const kind = fieldSecret(field, text);
       if (kind !== undefined) found.secrets.push({ kind, start: 0, end: text.length });
     }
   }
-  if (policy.injection !== 'off') {
+  if (policy.injection !== 'off' && suspect) {
     found.injections = findInjections(text);
     if (hasInvisible(text)) found.invisible = findInvisible(text);
   }

@@ -214,20 +214,18 @@ function renderJson(value: unknown, source?: string, screener?: ResultScreener):
     // every row again was the largest cost of a big spill.
     const slices = source === undefined ? undefined : elementSlices(source, table.envelope?.rowsKey);
     const reuse = slices !== undefined && slices.length === table.rows.length ? slices : undefined;
+    const lines = table.rows.map((row, index) => reuse?.[index] ?? JSON.stringify(row));
     const screenedRows = new Map<number, unknown>();
     // The file's lines: redacted (unless screening.keep) but with their invisible characters; the model reads them escaped.
-    const fileLines: string[] | undefined = screener === undefined ? undefined : [];
-    const lines = table.rows.map((row, index) => {
-      const line = reuse?.[index] ?? JSON.stringify(row);
-      const screened = screener?.row(line, row, index + 1);
+    const toScreen = screener?.rowsToScreen(lines);
+    const fileLines = toScreen !== undefined && toScreen.size > 0 ? lines.slice() : undefined;
+    table.rows.forEach((row, index) => {
+      const screened = toScreen?.has(index) === true ? screener?.row(row, index + 1) : undefined;
       profiler.add((screened?.model as Record<string, unknown> | undefined) ?? row);
-      if (screened === undefined) {
-        fileLines?.push(line);
-        return line;
-      }
-      fileLines?.push(screened.file === row ? line : JSON.stringify(screened.file));
+      if (screened === undefined) return;
+      if (fileLines !== undefined && screened.file !== row) fileLines[index] = JSON.stringify(screened.file);
       screenedRows.set(index, screened.model);
-      return JSON.stringify(screened.model);
+      lines[index] = JSON.stringify(screened.model);
     });
     const fields = table.envelope === undefined || screener === undefined ? undefined : screener.json(table.envelope.fields);
     const shownFields = fields?.model as Record<string, unknown> | undefined;

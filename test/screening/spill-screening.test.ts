@@ -16,7 +16,8 @@ function rowsTool(env: TempHost, name: string, value: unknown): void {
 
 async function allZipText(file: string): Promise<string> {
   const zip = await JSZip.loadAsync(await readFile(file));
-  const parts = await Promise.all(Object.values(zip.files).map((entry) => (entry.dir ? '' : entry.async('string'))));
+  const parts: string[] = [];
+  for (const entry of Object.values(zip.files)) if (!entry.dir) parts.push(await entry.async('string'));
   return parts.join('\n');
 }
 
