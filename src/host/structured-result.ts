@@ -14,6 +14,19 @@ const screeningCountsSchema = Type.Object(
     invisible: Type.Integer({ minimum: 0, description: 'Invisible Unicode runs (tags, bidi controls, zero-width runs), shown escaped.' }),
     kinds: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Secrets per kind (aws-access-key, jwt, ...).' }),
     kept: Type.Optional(Type.Boolean({ description: 'true: the spill file keeps the original values of redacted secrets.' })),
+    findings: Type.Optional(
+      Type.Array(
+        Type.Object({
+          category: Type.String({ description: 'secret, injection or invisible.' }),
+          kind: Type.String(),
+          row: Type.Optional(Type.Integer({ minimum: 1 })),
+          field: Type.Optional(Type.String()),
+          line: Type.Optional(Type.Integer({ minimum: 1 })),
+        }),
+        { description: "Spill references: each finding's kind and place (never the value), at most screening.maxFindings." },
+      ),
+    ),
+    unlisted: Type.Optional(Type.Integer({ minimum: 0, description: 'Findings counted but not listed.' })),
   },
   { description: 'What screening found in the result (docs/security.md); absent when nothing.' },
 );

@@ -38,8 +38,8 @@ export interface SpillMeta {
   rows?: number;
   columns?: string[];
   expiresAt: string;
-  /** Screening counts of the file: secrets (redacted unless `secretAction` is "flag"), injected instructions, invisible Unicode. */
-  screening?: ScreeningCounts;
+  /** What screening found in the file: counts (secrets redacted unless `secretAction` is "flag", injected instructions, invisible Unicode) and each finding's kind and place. */
+  screening?: ScreeningCounts & Pick<ScreeningReport, 'findings' | 'unlisted'>;
 }
 
 /** The counts of a screening report, as results and metrics carry them. */
@@ -75,6 +75,9 @@ export function toSpillMeta(ref: SpillRef): SpillMeta {
   const meta: SpillMeta = { path: ref.path, format: ref.format, bytes: ref.bytes, expiresAt: ref.expiresAt };
   if (ref.rows !== undefined) meta.rows = ref.rows;
   if (ref.columns !== undefined) meta.columns = ref.columns;
-  if (ref.screening !== undefined) meta.screening = toScreeningCounts(ref.screening);
+  if (ref.screening !== undefined) {
+    const { findings, unlisted } = ref.screening;
+    meta.screening = { ...toScreeningCounts(ref.screening), findings, ...(unlisted === undefined ? {} : { unlisted }) };
+  }
   return meta;
 }

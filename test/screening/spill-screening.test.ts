@@ -53,7 +53,10 @@ test('a spilled table with planted secrets: the file, its metadata, the text the
     corpus.rowSecrets.map((planted) => `${planted.kind}@${planted.row}/${planted.field}`).sort(),
   );
   const mcp = toCallToolResult(result);
-  assert.equal((mcp._meta?.['spillway/spill'] as { screening?: { secrets: number } }).screening?.secrets, corpus.rowSecrets.length);
+  const spillMeta = mcp._meta?.['spillway/spill'] as { screening?: { secrets: number; findings: { kind: string; row: number }[] } };
+  assert.equal(spillMeta.screening?.secrets, corpus.rowSecrets.length);
+  assert.deepEqual(spillMeta.screening?.findings.map((finding) => `${finding.kind}@${finding.row}`)[0], `${corpus.rowSecrets[0]?.kind}@1`);
+  for (const planted of corpus.rowSecrets) assert.ok(!JSON.stringify(mcp).includes(planted.value));
   assert.equal((mcp._meta?.['spillway/screening'] as { secrets: number }).secrets, corpus.rowSecrets.length);
 
   for (const format of ['csv', 'xlsx'] as const) {
