@@ -38,7 +38,10 @@ export interface SpillMeta {
   rows?: number;
   columns?: string[];
   expiresAt: string;
-  /** What screening found in the file: counts (secrets redacted unless `secretAction` is "flag", injected instructions, invisible Unicode) and each finding's kind and place. */
+  /**
+   * What screening found in the file: counts (secrets, redacted unless `secretAction` is "flag";
+   * injected instructions; invisible Unicode) and each finding's kind and place.
+   */
   screening?: ScreeningCounts & Pick<ScreeningReport, 'findings' | 'unlisted'>;
 }
 
