@@ -471,7 +471,10 @@ export class Host extends EventEmitter<HostEvents> {
 
     const durationMs = performance.now() - startedAt;
     const attachments = output?.attachments ?? [];
-    const { text, files, truncated, notes } = view;
+    const { files, truncated } = view;
+    const extra = output?.notes ?? [];
+    const text = extra.length === 0 ? view.text : `${view.text}\n\n${extra.map((note) => `[spillway] ${note}`).join('\n')}`;
+    const notes = [...view.notes, ...extra];
     const result: ExecuteResult = { callId, tool: call.name, isError, text, files, truncated, attachments, notes, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;

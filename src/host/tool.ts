@@ -40,6 +40,8 @@ export interface ToolOutput {
   mcp?: CallToolResult;
   /** Files this call placed in outputs/. */
   attachments?: Attachment[];
+  /** Sentences the host adds after what the model reads (a delegation whose arguments carried redacted values says so). */
+  notes?: string[];
   /** For delegating calls: the tool and arguments that really ran (kept in the execution record, not the history). */
   executed?: { tool: string; arguments: unknown; argsPath?: string; sha256?: string };
 }

@@ -178,6 +178,15 @@ test('a delegating call whose expanded arguments hold a secret asks, even where 
   assert.match(refused.text, /detected secret \(slack-token\)/);
   assert.equal(sent, undefined);
 
+  // A spill whose secret was redacted can be sent on: it holds only the placeholder, and the result says so.
+  rowsTool(env, 'get_issue', { body: 'deploy key AKIAIOSFODNN7EXAMPLE' });
+  const issue = await call(env, 'get_issue', {});
+  const forwarded = await call(env, 'call_with_args_file', { tool: 'post_comment', argsPath: issue.spill?.path ?? '' });
+  assert.equal(forwarded.isError, false, forwarded.text);
+  assert.deepEqual(sent, { body: 'deploy key [REDACTED:aws-access-key]' });
+  assert.ok(forwarded.notes.some((note) => note.startsWith(`Sent to post_comment: ${issue.spill?.path} carries redacted values`)));
+  assert.match(forwarded.text, /\[spillway\] Sent to post_comment: .* carries redacted values/);
+
   const clean = await call(env, 'write_file', { path: 'args/clean.json', content: JSON.stringify({ body: 'all good' }) });
   assert.equal(clean.isError, false);
   assert.equal(
