@@ -4,6 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import JSZip from 'jszip';
 import { createHostMetrics } from '../../src/metrics/host-metrics.js';
+import { describeApproval } from '../../src/policy/describe-approval.js';
 import { toCallToolResult } from '../../src/mcp/mcp-server.js';
 import type { ApprovalRequest } from '../../src/host/tool.js';
 import { call, filesHost, ok, outputPath } from '../files/helpers.js';
@@ -211,6 +212,10 @@ test('a delegating call whose expanded arguments hold a secret asks, even where 
   const approved = await call(approving, 'call_with_args_file', { tool: 'post_comment', argsPath: 'args/comment.json' });
   assert.equal(approved.isError, false, approved.text);
   assert.deepEqual(asked[0]?.secrets, [{ kind: 'aws-access-key', field: 'body' }]);
+  assert.match(
+    describeApproval(asked[0] as ApprovalRequest),
+    /WARNING: the arguments hold a value that looks like a secret \(aws-access-key at body\); approving sends it to post_comment\./,
+  );
 
   const allowing = await filesHost({ screening: { delegation: 'allow' } });
   t.after(() => allowing.cleanup());
