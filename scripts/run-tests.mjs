@@ -25,6 +25,7 @@ const runtimeAreas = [
   'jobs',
   'mcp',
   'sandbox',
+  'screening', // re2 is a native module
   'scripts',
   'security',
   'sql',

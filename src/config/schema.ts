@@ -22,6 +22,15 @@ const spillToolOverride = Type.Object(
   closed,
 );
 
+const screeningToolOverride = Type.Object(
+  {
+    secrets: Type.Optional(enumOf(['redact', 'flag', 'off'], { description: "Secrets in these tools' results." })),
+    injection: Type.Optional(enumOf(['flag', 'off'], { description: "Instruction-shaped text and invisible Unicode in these tools' results." })),
+    keep: Type.Optional(Type.Boolean({ description: 'Spill files of these tools keep the original values.' })),
+  },
+  closed,
+);
+
 const stringMap = recordOf(Type.String());
 
 /** Per-upstream caps; absent, upstream.maxConcurrent and upstream.maxWaiting apply. */
@@ -486,6 +495,38 @@ export const configSchema = Type.Object(
         }),
       },
       { ...closed, description: 'Permission for each tool call, judged on the expanded arguments.' },
+    ),
+    screening: Type.Object(
+      {
+        secrets: enumOf(['redact', 'flag', 'off'], {
+          default: 'redact',
+          description:
+            'Secrets found in a result: `redact` (the model reads `[REDACTED:kind]`), `flag` (shown as they are, the model is told where they are), `off`.',
+        }),
+        injection: enumOf(['flag', 'off'], {
+          default: 'flag',
+          description: 'Instruction-shaped text and invisible Unicode in a result: `flag` (a warning line, invisible characters shown escaped) or `off`.',
+        }),
+        keep: Type.Boolean({
+          default: false,
+          description:
+            'true: a spill file keeps the original values of redacted secrets (the model still reads them redacted); false: the file holds what the model read.',
+        }),
+        delegation: enumOf(['allow', 'deny', 'ask'], {
+          default: 'ask',
+          description:
+            "A delegating call whose expanded arguments hold a detected secret: `ask` (approval, even where the policy allows the tool), `deny`, or `allow` (the tool's own policy decides).",
+        }),
+        maxFindings: Type.Integer({ minimum: 0, default: 100, description: "Findings listed by place in one result's metadata (counts are always complete)." }),
+        tools: recordOf(screeningToolOverride, {
+          default: {},
+          description: 'Tool-name pattern (`*` wildcard) to screening settings; the most specific pattern wins.',
+        }),
+      },
+      {
+        ...closed,
+        description: 'Screening of tool results: secrets redacted or flagged, injected instructions and invisible Unicode flagged (docs/security.md).',
+      },
     ),
     upstreams: recordOf(upstreamServer, {
       default: {},

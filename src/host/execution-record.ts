@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ScreeningCounts } from '../spill/spill-ref.js';
 import { RecordFile, type RecordEpisode, type RecordFileHealth, type RecordFileSystem } from './record-file.js';
 
 /** One line of the execution record: the call as written and as executed. */
@@ -24,6 +25,8 @@ export interface ExecutionRecord {
   errorCode?: string;
   spillPath?: string;
   attachments?: string[];
+  /** What screening found in the result: counts per category and secrets per kind (never the values). */
+  screening?: ScreeningCounts;
 }
 
 /** Stored in place of arguments larger than the cap. */

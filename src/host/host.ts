@@ -5,7 +5,7 @@ import type { Config } from '../config/schema.js';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { approvedArguments, digestForApproval, sha256Hex } from '../policy/approval-digest.js';
-import { authorize, decide } from '../policy/authorize.js';
+import { authorize, decide, stricter } from '../policy/authorize.js';
 import {
   asDiskError,
   assertConversationId,
@@ -16,7 +16,8 @@ import {
   type SandboxRoot,
 } from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
-import type { SpillRef } from '../spill/spill-ref.js';
+import { screeningPolicy } from '../screening/index.js';
+import { toScreeningCounts, type ScreeningCounts, type SpillRef } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
 import { AdmissionBoard } from '../util/admission-board.js';
@@ -47,6 +48,8 @@ export interface ExecuteResult {
   notes: string[];
   /** Files the call placed in outputs/ (download cards). */
   attachments: Attachment[];
+  /** What screening found in the result (secrets redacted or flagged, injected instructions, invisible Unicode). */
+  screening?: ScreeningCounts;
   error?: SerializedError;
   durationMs: number;
 }
@@ -131,6 +134,8 @@ export interface CallFinished {
   durationMs: number;
   /** Files the call's result was written to (the spill and its binary parts). */
   files: readonly SpillRef[];
+  /** What screening found in the result. */
+  screening?: ScreeningCounts;
 }
 
 /** A file-building job on the worker pool: submitted, started on a thread, finished (emitted by the file tools). */
@@ -359,6 +364,7 @@ export class Host extends EventEmitter<HostEvents> {
       errorHeadChars: config.errors.headChars,
       errorTailChars: config.errors.tailChars,
       retentionDays: config.retention.days,
+      screening: screeningPolicy(config, toolName),
     };
   }
 
@@ -510,10 +516,15 @@ export class Host extends EventEmitter<HostEvents> {
       config: this.currentConfig,
       logger: log,
     });
-    const { text, files, truncated, notes } = view;
+    const { files, truncated } = view;
+    const extra = output?.notes ?? [];
+    const text = extra.length === 0 ? view.text : `${view.text}\n\n${extra.map((note) => `[spillway] ${note}`).join('\n')}`;
+    const notes = [...view.notes, ...extra];
     const result: ExecuteResult = { callId, tool: call.name, isError, text, files, truncated, attachments, notes, durationMs };
     if (view.spill !== undefined) result.spill = view.spill;
     if (view.value !== undefined) result.value = view.value;
+    const screening = view.screening === undefined ? undefined : toScreeningCounts(view.screening);
+    if (screening !== undefined) result.screening = screening;
     if (failure !== undefined)
       result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
 
@@ -532,6 +543,7 @@ export class Host extends EventEmitter<HostEvents> {
       ...(failure === undefined ? {} : { errorCode: failure.code }),
       ...(view.spill === undefined ? {} : { spillPath: view.spill.path }),
       ...(attachments.length === 0 ? {} : { attachments: attachments.map((attachment) => attachment.path) }),
+      ...(screening === undefined ? {} : { screening }),
     });
     log.info(
       {
@@ -550,6 +562,7 @@ export class Host extends EventEmitter<HostEvents> {
       ...(failure === undefined ? {} : { errorCode: failure.code }),
       durationMs,
       files: written,
+      ...(screening === undefined ? {} : { screening }),
     });
     return result;
   }
@@ -631,6 +644,7 @@ export class Host extends EventEmitter<HostEvents> {
         const approved = await this.authorizeCall(target, args, scope, {
           calledAs: scope.call,
           ...(via.sources === undefined ? {} : { sources: via.sources }),
+          ...(via.secrets === undefined || via.secrets.length === 0 ? {} : { secrets: via.secrets }),
         });
         if (scope.delegation.approval !== undefined) executed.sha256 = scope.delegation.approval.executedSha256;
         const inner = this.toolContext({ ...scope, log: log.child({ delegatedTo: name }), depth: depth + 1 });
@@ -677,13 +691,16 @@ export class Host extends EventEmitter<HostEvents> {
     tool: ToolDefinition,
     args: unknown,
     scope: Pick<ToolScope, 'callId' | 'context' | 'sandbox' | 'delegation'>,
-    delegated: Pick<ApprovalRequest, 'calledAs' | 'sources'> = {},
+    delegated: Pick<ApprovalRequest, 'calledAs' | 'sources' | 'secrets'> = {},
   ): Promise<unknown> {
     const { context } = scope;
     const request: ApprovalRequest = { tool: tool.name, arguments: args, conversationId: context.conversationId, ...delegated };
-    const asks = decide(this.currentConfig.policy, tool) === 'ask' && (context.approve !== undefined || this.approve !== undefined);
+    // Secrets detected in a delegating call's arguments raise the decision (screening.delegation).
+    const atLeast = delegated.secrets === undefined ? undefined : this.currentConfig.screening.delegation;
+    const asks = stricter(decide(this.currentConfig.policy, tool), atLeast) === 'ask' && (context.approve !== undefined || this.approve !== undefined);
     if (asks) request.digest = await digestForApproval({ arguments: args, callId: scope.callId, tool: tool.name, sandbox: scope.sandbox });
-    await authorize({ policy: this.currentConfig.policy, tool, request, approvers: [context.approve, this.approve] });
+    const approvers = [context.approve, this.approve];
+    await authorize({ policy: this.currentConfig.policy, tool, request, approvers, ...(atLeast === undefined ? {} : { atLeast }) });
     if (request.digest === undefined) return args;
     const { sha256, bytes, shownInFull, argumentsFile } = request.digest;
     const approved = approvedArguments(request.digest);

@@ -1,8 +1,35 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { isRetryable, type ErrorCode } from '../errors.js';
-import { toSpillMeta, type SpillMeta } from '../spill/spill-ref.js';
+import { toSpillMeta, type ScreeningCounts, type SpillMeta } from '../spill/spill-ref.js';
 import type { ExecuteResult } from './host.js';
 import type { Attachment, JsonSchema, OutputSchema } from './tool.js';
+
+const screeningCountsSchema = Type.Object(
+  {
+    secretAction: Type.Union([Type.Literal('redact'), Type.Literal('flag')], {
+      description: 'redact: the model read [REDACTED:kind]; flag: shown as they are.',
+    }),
+    secrets: Type.Integer({ minimum: 0 }),
+    injections: Type.Integer({ minimum: 0, description: 'Passages that read like instructions to the model.' }),
+    invisible: Type.Integer({ minimum: 0, description: 'Invisible Unicode runs (tags, bidi controls, zero-width runs), shown escaped.' }),
+    kinds: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Secrets per kind (aws-access-key, jwt, ...).' }),
+    kept: Type.Optional(Type.Boolean({ description: 'true: the spill file keeps the original values of redacted secrets.' })),
+    findings: Type.Optional(
+      Type.Array(
+        Type.Object({
+          category: Type.String({ description: 'secret, injection or invisible.' }),
+          kind: Type.String(),
+          row: Type.Optional(Type.Integer({ minimum: 1 })),
+          field: Type.Optional(Type.String()),
+          line: Type.Optional(Type.Integer({ minimum: 1 })),
+        }),
+        { description: "Spill references: each finding's kind and place (never the value), at most screening.maxFindings." },
+      ),
+    ),
+    unlisted: Type.Optional(Type.Integer({ minimum: 0, description: 'Findings counted but not listed.' })),
+  },
+  { description: 'What screening found in the result (docs/security.md); absent when nothing.' },
+);
 
 const spillMetaSchema = Type.Object(
   {
@@ -12,6 +39,7 @@ const spillMetaSchema = Type.Object(
     rows: Type.Optional(Type.Integer({ minimum: 0, description: 'Tables: rows actually written.' })),
     columns: Type.Optional(Type.Array(Type.String(), { description: 'Tables: column names in first-seen order.' })),
     expiresAt: Type.String({ description: 'ISO 8601 time after which retention may delete the file.' }),
+    screening: Type.Optional(screeningCountsSchema),
   },
   { description: 'A file the result was saved to (the spill reference).' },
 );
@@ -43,6 +71,7 @@ export function structuredResultSchema(resultSchema: OutputSchema): JsonSchema {
     files: Type.Optional(Type.Array(spillMetaSchema, { description: 'Binary blocks (images, audio) saved as their own files.' })),
     attachments: Type.Optional(Type.Array(attachmentSchema)),
     notes: Type.Array(Type.String(), { description: "The host's sentences the model read beside the result: how much is shown, where the file is." }),
+    screening: Type.Optional(screeningCountsSchema),
   }) as JsonSchema;
 }
 
@@ -53,6 +82,7 @@ export interface StructuredResult {
   files?: SpillMeta[];
   attachments?: Attachment[];
   notes: string[];
+  screening?: ScreeningCounts;
 }
 
 /** An ExecuteResult as the structured content its tool's output schema describes (successful calls only). */
@@ -62,6 +92,7 @@ export function toStructuredResult(result: ExecuteResult): StructuredResult {
   if (result.spill !== undefined) structured.spill = toSpillMeta(result.spill);
   if (result.files.length > 0) structured.files = result.files.map(toSpillMeta);
   if (result.attachments.length > 0) structured.attachments = result.attachments;
+  if (result.screening !== undefined) structured.screening = result.screening;
   return structured;
 }
 

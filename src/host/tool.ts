@@ -3,12 +3,12 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { Config } from '../config/schema.js';
 import type { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
-import type { ApprovalHandler, ArgumentSource } from '../policy/approval.js';
+import type { ApprovalHandler, ArgumentSource, DetectedSecret } from '../policy/approval.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
 import type { AdmissionBoard } from '../util/admission-board.js';
 
 // The approval types belong to the policy (below the host); re-exported here, where tool authors look.
-export type { ApprovalHandler, ApprovalRequest, ArgumentSource } from '../policy/approval.js';
+export type { ApprovalHandler, ApprovalRequest, ArgumentSource, DetectedSecret } from '../policy/approval.js';
 
 /** A JSON Schema for a tool's arguments (an object schema). */
 export type JsonSchema = Record<string, unknown> & { type?: 'object' };
@@ -44,6 +44,8 @@ export interface ToolOutput {
   mcp?: CallToolResult;
   /** Files this call placed in outputs/. */
   attachments?: Attachment[];
+  /** Sentences the host adds after what the model reads (a delegation whose arguments carried redacted values says so). */
+  notes?: string[];
   /** For delegating calls: the tool and arguments that really ran (kept in the execution record, not the history). */
   executed?: { tool: string; arguments: unknown; argsPath?: string; sha256?: string };
 }
@@ -93,7 +95,7 @@ export interface ToolContext {
    * arguments against its schema, applies permission and approval to them, runs
    * it and returns its raw output. Spill rules apply once, to the outer call.
    */
-  invoke(tool: string, args: unknown, via: { argsPath?: string; sources?: ArgumentSource[] }): Promise<ToolOutput>;
+  invoke(tool: string, args: unknown, via: { argsPath?: string; sources?: ArgumentSource[]; secrets?: DetectedSecret[] }): Promise<ToolOutput>;
   /** Registered tool names (for "did you mean" hints). */
   toolNames(): string[];
   /** Why a tool that is not registered cannot be called now, when the host knows better than "not found" (an upstream still connecting). */

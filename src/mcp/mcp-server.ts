@@ -16,7 +16,7 @@ import { errorMetaKey, structuredResultSchema, toErrorMeta, toStructuredResult }
 import type { ApprovalHandler, ListedTool, ProgressUpdate } from '../host/tool.js';
 import { isTextMimeType, listAttachments, mimeTypeFor, pathFromAttachmentUri } from '../outputs/attachments.js';
 import { elicitationApprover, type ElicitationApproverOptions } from '../policy/elicitation-approver.js';
-import { spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
+import { screeningMetaKey, spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
 import { defaultPrincipal } from '../sandbox/index.js';
 import { readResourceFile } from './read-resource.js';
 import { requestScope, type RequestScope, type ScopeSources } from './request-scope.js';
@@ -216,6 +216,7 @@ export function toCallToolResult(result: ExecuteResult, tool?: ListedTool): Call
   const meta: Record<string, unknown> = {};
   if (result.spill !== undefined) meta[spillMetaKey] = toSpillMeta(result.spill);
   if (result.error !== undefined) meta[errorMetaKey] = toErrorMeta(result.error);
+  if (result.screening !== undefined) meta[screeningMetaKey] = result.screening;
   if (Object.keys(meta).length > 0) mcp._meta = meta;
   if (!result.isError && tool !== undefined && hasStructuredResult(tool)) {
     mcp.structuredContent = toStructuredResult(result) as unknown as Record<string, unknown>;

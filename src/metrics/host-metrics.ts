@@ -48,6 +48,12 @@ export function createHostMetrics(host: Host, options: HostMetricsOptions = {}):
   });
   const spillFiles = new Counter({ name: 'spillway_spill_files_total', help: 'Files written by spills (results, errors and binary parts).', registers });
   const spillBytes = new Counter({ name: 'spillway_spill_bytes_total', help: 'Bytes written by spills.', registers });
+  const screened = new Counter({
+    name: 'spillway_screening_findings_total',
+    help: 'What screening found in results: category secret (action redact or flag), injection or invisible (action flag).',
+    labelNames: ['category', 'action'],
+    registers,
+  });
 
   const jobsQueued = new Gauge({ name: 'spillway_file_jobs_queued', help: 'File-building jobs waiting for a worker thread.', registers });
   const jobsRunning = new Gauge({ name: 'spillway_file_jobs_running', help: 'File-building jobs running on a worker thread.', registers });
@@ -190,6 +196,12 @@ export function createHostMetrics(host: Host, options: HostMetricsOptions = {}):
     for (const file of call.files) {
       spillFiles.inc();
       spillBytes.inc(file.bytes);
+    }
+    const found = call.screening;
+    if (found !== undefined) {
+      if (found.secrets > 0) screened.inc({ category: 'secret', action: found.secretAction }, found.secrets);
+      if (found.injections > 0) screened.inc({ category: 'injection', action: 'flag' }, found.injections);
+      if (found.invisible > 0) screened.inc({ category: 'invisible', action: 'flag' }, found.invisible);
     }
   };
   const onFileJob = (job: FileJobEvent) => {

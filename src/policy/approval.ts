@@ -19,6 +19,15 @@ export interface ApprovalRequest {
   conversationId: string;
   /** The exact bytes that will be sent, their SHA-256, and where the full arguments are when too large to show (set by the host). */
   digest?: ApprovalDigest;
+  /** Delegating calls: secrets screening detected in the arguments, by kind and JSON path (never the values). */
+  secrets?: DetectedSecret[];
+}
+
+/** A secret found in a delegating call's arguments: its kind and where it sits. */
+export interface DetectedSecret {
+  kind: string;
+  /** A JSON path into the arguments ("body", "items[2].token"); absent for the whole value. */
+  field?: string;
 }
 
 /** true approves; false (or a thrown error) declines. */

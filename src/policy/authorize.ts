@@ -17,9 +17,17 @@ export function decide(policy: Config['policy'], tool: PolicySubject): Decision 
   return typeof tool.origin === 'object' ? policy.upstreamDefault : policy.default;
 }
 
+/** The stricter of two decisions (deny over ask over allow). */
+export function stricter(a: Decision, b: Decision | undefined): Decision {
+  const order: Decision[] = ['allow', 'ask', 'deny'];
+  return b === undefined || order.indexOf(a) >= order.indexOf(b) ? a : b;
+}
+
 export interface AuthorizeInput {
   policy: Config['policy'];
   tool: PolicySubject;
+  /** A floor on the decision (secrets in a delegating call's arguments raise `allow` to `ask`). */
+  atLeast?: Decision;
   request: ApprovalRequest;
   /** Approval channels in order of preference (MCP elicitation, then the library callback). */
   approvers: (ApprovalHandler | undefined)[];
@@ -31,9 +39,17 @@ export interface AuthorizeInput {
  * APPROVAL_UNAVAILABLE; returns when the call may run.
  */
 export async function authorize(input: AuthorizeInput): Promise<void> {
-  const decision = decide(input.policy, input.tool);
+  const decision = stricter(decide(input.policy, input.tool), input.atLeast);
   if (decision === 'allow') return;
   const name = input.tool.name;
+  const secrets = input.request.secrets?.length ?? 0;
+  if (decision === 'deny' && secrets > 0 && input.atLeast === 'deny') {
+    throw new SpillwayError(
+      'PERMISSION_DENIED',
+      `The call to ${name} was refused: its arguments hold ${secrets === 1 ? 'a value that looks' : `${secrets} values that look`} like a secret (${input.request.secrets?.map((secret) => secret.kind).join(', ')}), and screening.delegation is "deny". Remove the secret from the arguments file, or tell the user.`,
+      { tool: name, secrets: input.request.secrets },
+    );
+  }
   if (decision === 'deny') {
     throw new SpillwayError('PERMISSION_DENIED', `The tool ${name} is denied by this host's policy; it was not run. Tell the user, or use another tool.`, {
       tool: name,
@@ -43,9 +59,9 @@ export async function authorize(input: AuthorizeInput): Promise<void> {
   if (approver === undefined) {
     throw new SpillwayError(
       'APPROVAL_UNAVAILABLE',
-      `The tool ${name} needs the user's approval (policy "ask"), and this client cannot be asked: it did not declare MCP elicitation support and no approval callback is set. ` +
+      `The tool ${name} needs the user's approval (${secrets > 0 ? `its arguments hold a detected secret (${input.request.secrets?.map((secret) => secret.kind).join(', ')}) and screening.delegation is "ask"` : 'policy "ask"'}), and this client cannot be asked: it did not declare MCP elicitation support and no approval callback is set. ` +
         `It was not run. Tell the user; they can allow it in spillway's configuration (policy.rules: {"${name}": "allow"}) or use a client that supports elicitation.`,
-      { tool: name },
+      { tool: name, ...(secrets > 0 ? { secrets: input.request.secrets } : {}) },
     );
   }
   let approved = false;

@@ -30,6 +30,12 @@ export function describeApproval(request: ApprovalRequest): string {
   if (request.calledAs !== undefined && request.calledAs.tool !== request.tool) {
     lines.push(`Requested through ${request.calledAs.tool}${describeOrigin(request.sources)}.`);
   }
+  if (request.secrets !== undefined && request.secrets.length > 0) {
+    const where = request.secrets.slice(0, 10).map((secret) => `${secret.kind}${secret.field === undefined ? '' : ` at ${secret.field}`}`);
+    lines.push(
+      `WARNING: the arguments hold ${request.secrets.length === 1 ? 'a value that looks' : `${request.secrets.length} values that look`} like a secret (${where.join('; ')}); approving sends ${request.secrets.length === 1 ? 'it' : 'them'} to ${request.tool}.`,
+    );
+  }
   const pretty = visibleJson(JSON.stringify(request.arguments ?? {}, null, 2));
   const compact = request.digest?.text ?? JSON.stringify(request.arguments ?? {});
   const sha256 = request.digest?.sha256 ?? sha256Hex(compact);

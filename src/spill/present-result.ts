@@ -1,4 +1,5 @@
 import { toDiskError, type ConversationSandbox } from '../sandbox/index.js';
+import { ResultScreener, screeningNotes, type ScreeningPolicy, type ScreeningReport } from '../screening/index.js';
 import { formatBytes, formatCount, plural } from '../util/format.js';
 import { elementSlices } from './element-slices.js';
 import { jsonPrefix } from './json-prefix.js';
@@ -6,7 +7,7 @@ import { shortenError } from './shorten-error.js';
 import type { SpillRef } from './spill-ref.js';
 import { TableProfiler } from './profile.js';
 import { describeProfile } from './profile-text.js';
-import { detectTable } from './table.js';
+import { detectTable, type TableShape } from './table.js';
 import type { Unwrapped } from './unwrap.js';
 import { wholeLinePrefix, wholeRecordPrefix } from './whole-record-prefix.js';
 import { writeSpill, type SpillContent, type SpillNumbers } from './write-spill.js';
@@ -21,6 +22,8 @@ export interface SpillSettings {
   errorHeadChars: number;
   errorTailChars: number;
   retentionDays: number;
+  /** What screening does to this tool's results (secrets, injected instructions); absent: not screened. */
+  screening?: ScreeningPolicy;
 }
 
 export interface PresentInput {
@@ -53,11 +56,16 @@ export interface ModelView {
   spillError?: string;
   /** The host's own sentences in `text` (how much is shown, where the file is), for structured results. */
   notes: string[];
+  /** What screening found (secrets redacted or flagged, injected instructions, invisible Unicode); absent when nothing. */
+  screening?: ScreeningReport;
 }
 
 /** A result rendered once: its full inline text (built lazily), its size, and how to cut it. */
 interface Rendered {
+  /** What the file holds (the original values when screening keeps them). */
   content: SpillContent;
+  /** The result as the model reads it (screened). */
+  value: unknown;
   chars: number;
   /** Whether the full text fits in `budgetBytes` of UTF-8 (measured only when the length alone cannot tell). */
   fits(budgetBytes: number): boolean;
@@ -74,10 +82,12 @@ interface Rendered {
  */
 export async function presentResult(input: PresentInput): Promise<ModelView> {
   const { result, settings, isError } = input;
+  const screener = settings.screening === undefined ? undefined : new ResultScreener(settings.screening);
   const rendered =
     isError || result.kind === 'text'
-      ? renderText(result.kind === 'text' ? result.text : JSON.stringify(result.value, null, 2))
-      : renderJson(result.value, result.source);
+      ? renderText(result.kind === 'text' ? result.text : JSON.stringify(result.value, null, 2), screener)
+      : renderJson(result.value, result.source, screener);
+  const screening = screener?.report(screener.keepsOriginal);
 
   let spill: SpillRef | undefined;
   let spillError: string | undefined;
@@ -104,7 +114,9 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
   };
 
   if (settings.spill && rendered.chars > settings.thresholdChars) {
-    spill = await attempt(() => writeSpill({ ...target, folder: isError ? 'errors' : 'results' }, rendered.content));
+    spill = await attempt(() =>
+      writeSpill({ ...target, folder: isError ? 'errors' : 'results', ...(screening === undefined ? {} : { screening }) }, rendered.content),
+    );
   }
   if (settings.spill) {
     let index = 1;
@@ -136,16 +148,20 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
     // An empty string is easy to misread as "the call did nothing"; say it.
     body = `[spillway] ${isError ? 'The tool failed without a message.' : 'The tool returned an empty result.'}`;
   }
+  const warnings = screeningNotes(screening).map((note) => `[spillway] ${note}`);
+  notes.push(...warnings.map((note) => note.replace(/^\[spillway\] /, '')));
   const references = [spill, ...files].filter((ref): ref is SpillRef => ref !== undefined).map(describeReference);
   if (spillError !== undefined && settings.spill && rendered.chars > settings.thresholdChars) {
     const why = spillFault === undefined ? '' : ` (${spillFault}: ${spillFaultText[spillFault] ?? 'a file-system failure'})`;
     references.push(`[spillway] The full result could not be saved to a file${why}, so no path is available; work from the text above.`);
   }
   notes.push(...references.map((reference) => reference.replace(/^\[spillway\] /, '')));
-  const view: ModelView = { text: [body, ...references].filter((part) => part.length > 0).join('\n\n'), files, truncated, notes };
+  const text = [body, warnings.join('\n'), ...references].filter((part) => part.length > 0).join('\n\n');
+  const view: ModelView = { text, files, truncated, notes };
   if (spill !== undefined) view.spill = spill;
   if (spillError !== undefined) view.spillError = spillError;
-  if (!truncated && !isError) view.value = result.kind === 'json' ? result.value : result.text;
+  if (screening !== undefined) view.screening = screening;
+  if (!truncated && !isError) view.value = rendered.value;
   return view;
 }
 
@@ -168,9 +184,12 @@ function fitsUtf8(chars: number, budgetBytes: number, measure: () => number): bo
   return chars <= budgetBytes && measure() <= budgetBytes;
 }
 
-function renderText(text: string): Rendered {
+function renderText(original: string, screener?: ResultScreener): Rendered {
+  const screened = screener === undefined ? { model: original, file: original } : screener.text(original);
+  const text = screened.model;
   return {
-    content: { format: 'text', text },
+    content: { format: 'text', text: screened.file },
+    value: text,
     chars: text.length,
     fits: (budgetBytes) => fitsUtf8(text.length, budgetBytes, () => utf8Length(text)),
     full: () => text,
@@ -186,25 +205,36 @@ function renderText(text: string): Rendered {
   };
 }
 
-function renderJson(value: unknown, source?: string): Rendered {
+function renderJson(value: unknown, source?: string, screener?: ResultScreener): Rendered {
   const table = detectTable(value);
   if (table !== undefined) {
-    // The profile is gathered in the same pass that prepares each row for the file.
+    // The profile is gathered, and the rows screened, in the same pass that prepares each row for the file.
     const profiler = new TableProfiler();
     // Rows that arrived as JSON text keep their own text (one line each); serializing
     // every row again was the largest cost of a big spill.
     const slices = source === undefined ? undefined : elementSlices(source, table.envelope?.rowsKey);
     const reuse = slices !== undefined && slices.length === table.rows.length ? slices : undefined;
-    const lines = table.rows.map((row, index) => {
-      profiler.add(row);
-      const slice = reuse?.[index];
-      return slice ?? JSON.stringify(row);
+    const lines = table.rows.map((row, index) => reuse?.[index] ?? JSON.stringify(row));
+    const screenedRows = new Map<number, unknown>();
+    // The file's lines: redacted (unless screening.keep) but with their invisible characters; the model reads them escaped.
+    const toScreen = screener?.rowsToScreen(lines);
+    const fileLines = toScreen !== undefined && toScreen.size > 0 ? lines.slice() : undefined;
+    table.rows.forEach((row, index) => {
+      const screened = toScreen?.has(index) === true ? screener?.row(row, index + 1) : undefined;
+      profiler.add((screened?.model as Record<string, unknown> | undefined) ?? row);
+      if (screened === undefined) return;
+      if (fileLines !== undefined && screened.file !== row) fileLines[index] = JSON.stringify(screened.file);
+      screenedRows.set(index, screened.model);
+      lines[index] = JSON.stringify(screened.model);
     });
+    const fields = table.envelope === undefined || screener === undefined ? undefined : screener.json(table.envelope.fields);
+    const shownFields = fields?.model as Record<string, unknown> | undefined;
+    const envelope = table.envelope === undefined ? undefined : { ...table.envelope, fields: shownFields ?? table.envelope.fields };
     let open = '[';
     let close = ']';
-    if (table.envelope !== undefined) {
-      const fields = JSON.stringify(table.envelope.fields);
-      open = `${fields.length > 2 ? `${fields.slice(0, -1)},` : '{'}${JSON.stringify(table.envelope.rowsKey)}:[`;
+    if (envelope !== undefined) {
+      const fields = JSON.stringify(envelope.fields);
+      open = `${fields.length > 2 ? `${fields.slice(0, -1)},` : '{'}${JSON.stringify(envelope.rowsKey)}:[`;
       close = ']}';
     }
     let chars = open.length + close.length + Math.max(0, lines.length - 1);
@@ -215,10 +245,11 @@ function renderJson(value: unknown, source?: string): Rendered {
       return bytes;
     };
     const profile = profiler.profile();
-    const content: SpillContent = { format: 'jsonl', lines, columns: profiler.columns, columnTypes: profiler.columnTypes, profile };
-    if (table.envelope !== undefined) content.envelope = table.envelope;
+    const content: SpillContent = { format: 'jsonl', lines: fileLines ?? lines, columns: profiler.columns, columnTypes: profiler.columnTypes, profile };
+    if (table.envelope !== undefined) content.envelope = { ...table.envelope, fields: (fields?.file ?? table.envelope.fields) as Record<string, unknown> };
     return {
       content,
+      value: screenedRows.size === 0 && envelope?.fields === table.envelope?.fields ? value : screenedTable(table, envelope, screenedRows),
       chars,
       fits: (budgetBytes) => fitsUtf8(chars, budgetBytes, measureBytes),
       full: () => open + lines.join(',') + close,
@@ -233,14 +264,17 @@ function renderJson(value: unknown, source?: string): Rendered {
       },
     };
   }
-  const text = JSON.stringify(value) ?? 'null';
+  const screened = screener === undefined ? { model: value, file: value } : screener.json(value);
+  const shown = screened.model;
+  const text = JSON.stringify(shown) ?? 'null';
   return {
-    content: { format: 'json', text: JSON.stringify(value, null, 2) ?? 'null' },
+    content: { format: 'json', text: JSON.stringify(screened.file, null, 2) ?? 'null' },
+    value: shown,
     chars: text.length,
     fits: (budgetBytes) => fitsUtf8(text.length, budgetBytes, () => utf8Length(text)),
     full: () => text,
     cut(budgetBytes, spilled) {
-      const prefix = jsonPrefix(value, Math.max(0, budgetBytes - 200), utf8Length);
+      const prefix = jsonPrefix(shown, Math.max(0, budgetBytes - 200), utf8Length);
       const rest = spilled ? 'the file holds the whole result' : 'the rest was not saved to a file';
       return {
         text: `${prefix.text}\n`,
@@ -248,6 +282,15 @@ function renderJson(value: unknown, source?: string): Rendered {
       };
     },
   };
+}
+
+/** A table result with its screened rows (and envelope members) in place, as the model reads it. */
+function screenedTable(table: TableShape, envelope: TableShape['envelope'], rows: Map<number, unknown>): unknown {
+  const screened = table.rows.map((row, index) => (rows.has(index) ? rows.get(index) : row));
+  if (envelope === undefined) return screened;
+  const value: Record<string, unknown> = { ...envelope.fields };
+  Object.defineProperty(value, envelope.rowsKey, { value: screened, enumerable: true, writable: true, configurable: true });
+  return value;
 }
 
 function countLines(text: string): number {

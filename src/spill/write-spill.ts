@@ -13,6 +13,7 @@ import {
 import { metadataSuffix } from '../sandbox/layout.js';
 import { SpillwayError } from '../errors.js';
 import { ChunkWriter } from './chunk-writer.js';
+import type { ScreeningReport } from '../screening/index.js';
 import type { SpillRef } from './spill-ref.js';
 import type { TableProfile } from './profile.js';
 import type { ColumnType } from './table.js';
@@ -41,6 +42,8 @@ export interface SpillTarget {
   suffix?: string;
   /** Numbers shared across processes; without it, this process numbers the conversation's spills itself. */
   numbers?: SpillNumbers;
+  /** What screening found in the content (kept in the metadata: kinds and places, never values). */
+  screening?: ScreeningReport;
 }
 
 /**
@@ -226,6 +229,7 @@ function refFor(parts: RefParts): SpillRef {
   }
   if (content.format === 'binary') ref.mimeType = content.mimeType;
   if (parts.replacedInvalidUnicode) ref.replacedInvalidUnicode = true;
+  if (target.screening !== undefined) ref.screening = target.screening;
   return ref;
 }
 

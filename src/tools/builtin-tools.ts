@@ -9,6 +9,7 @@ import { fileTools } from './files/file-tools.js';
 import { listFilesTool } from './reread/list-files.js';
 import { readFileTool } from './reread/read-file.js';
 import { searchFileTool } from './reread/search-file.js';
+import { searchFilesTool } from './reread/search-files.js';
 import { scriptTools } from './script/script-tools.js';
 import { LazySqlSource } from '../sql/open-sql-source.js';
 import { querySqlTool, sqlGateOptions } from './sql/query-sql.js';
@@ -21,8 +22,8 @@ import { querySqlTool, sqlGateOptions } from './sql/query-sql.js';
 export async function builtinTools(host: Host, options: FileToolOptions & { charts?: ChartRenderer } = {}): Promise<ToolDefinition[]> {
   const tools: ToolDefinition[] = [];
 
-  // Reread: read_file, search_file, list_files.
-  tools.push(readFileTool, searchFileTool, listFilesTool);
+  // Reread: read_file, search_file, search_files, list_files.
+  tools.push(readFileTool, searchFileTool, searchFilesTool, listFilesTool);
 
   // File building (export_table, build_document, attach_file, draw_table); Parquet exports go through DuckDB.
   const { charts, ...fileOptions } = options;

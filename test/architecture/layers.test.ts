@@ -10,7 +10,8 @@ import { packageRoot } from '../../src/config/package-root.js';
  *
  * - foundation: errors.ts, util/, log/, config/ (config may use util/ and errors.ts)
  * - sandbox/: paths and files of one conversation
- * - spill/: the spill rules (uses sandbox/)
+ * - screening/: secret, injection and invisible-Unicode rules over results (pure functions)
+ * - spill/: the spill rules (uses sandbox/ and screening/)
  * - policy/: allow/deny/ask and approval prompts (uses sandbox/ to keep a too-large approval as a file)
  * - host/: the registry and the pipeline of every call; it offers hooks
  *   (onAfterSpill, onClose, health sources, events) that higher layers fill
@@ -29,10 +30,11 @@ const allowed: Record<string, readonly string[]> = {
   log: [],
   config: ['errors.ts', 'util'],
   sandbox: ['errors.ts', 'util'],
-  spill: ['errors.ts', 'util', 'log', 'sandbox'],
+  screening: ['errors.ts', 'util', 'config'],
+  spill: ['errors.ts', 'util', 'log', 'sandbox', 'screening'],
   policy: ['errors.ts', 'util', 'log', 'config', 'sandbox'],
   coordination: ['errors.ts', 'util', 'log', 'config'],
-  host: ['errors.ts', 'util', 'log', 'config', 'sandbox', 'spill', 'policy'],
+  host: ['errors.ts', 'util', 'log', 'config', 'sandbox', 'spill', 'policy', 'screening'],
 };
 const entryPoints = new Set(['runtime', 'cli', 'demo', 'index.ts']);
 

@@ -81,7 +81,7 @@ test('every built-in tool declares an output schema; upstream tools keep their o
     const schema = tools.get(tool.name)?.outputSchema;
     assert.ok(schema, `${tool.name} has an outputSchema`);
     assert.equal(schema.type, 'object');
-    assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), ['attachments', 'files', 'notes', 'result', 'spill', 'truncated']);
+    assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), ['attachments', 'files', 'notes', 'result', 'screening', 'spill', 'truncated']);
   }
   assert.equal(tools.get('remote__thing')?.outputSchema, undefined);
 });

@@ -20,6 +20,12 @@ export const inspectFileOutput = Type.Object({
     Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'DuckDB SUMMARIZE per column, for files that are not spills.' }),
   ),
   expiresAt: Type.Optional(Type.String()),
+  screening: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'What screening found when the file was written: counts, secrets per kind, and each finding by kind and place (row/field or line), never the value.',
+    }),
+  ),
   summary: Type.String({ description: 'The same facts in words.' }),
 });
 

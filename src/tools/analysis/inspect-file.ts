@@ -5,6 +5,7 @@ import { dataFilePattern } from '../../analysis/data-files.js';
 import type { ToolContext, ToolDefinition } from '../../host/tool.js';
 import type { ConversationSandbox } from '../../sandbox/index.js';
 import { metadataSuffix } from '../../sandbox/layout.js';
+import { screeningNotes } from '../../screening/index.js';
 import { describeProfile } from '../../spill/profile-text.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 import { formatBytes, formatCount } from '../../util/format.js';
@@ -71,6 +72,10 @@ export function inspectFileTool(engine: FilesSqlEngine): ToolDefinition {
         } else {
           notes.push(`No stored profile, and DuckDB could not read it as a table; try query_files: SUMMARIZE SELECT * FROM '${file.relative}'.`);
         }
+      }
+      if (meta?.screening !== undefined) {
+        value.screening = meta.screening;
+        notes.push(...screeningNotes(meta.screening));
       }
       if (meta?.expiresAt !== undefined) value.expiresAt = meta.expiresAt;
       value.summary = notes.join('\n');

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { SpillwayError } from '../../errors.js';
 import { defineTool } from '../../host/define-tool.js';
+import { findSecretsInValue } from '../../screening/index.js';
+import { redactionNotes } from '../files/redaction-note.js';
 import { closeNames } from '../../util/close-names.js';
 import { expandArguments } from './expand-arguments.js';
 import { normalizeOverrides } from './normalize-overrides.js';
@@ -80,6 +82,12 @@ export const callWithArgsFileTool = defineTool({
       maxBytes,
     });
     context.logger.debug({ target, argsPath: file.path, argsBytes: file.bytes, references: sources.length - 1 }, 'delegating call expanded');
-    return await context.invoke(target, expanded, { argsPath: file.path, sources });
+    // A secret about to leave for another tool goes through approval (screening.delegation), whatever the file it came from.
+    const secrets = findSecretsInValue(expanded).findings.map(({ kind, field }) => ({ kind, ...(field === undefined ? {} : { field }) }));
+    const output = await context.invoke(target, expanded, { argsPath: file.path, sources, ...(secrets.length === 0 ? {} : { secrets }) });
+    // Values redacted in a spill stay redacted in what was sent: say so beside the target's result.
+    const files = [...new Set([file.path, ...sources.map((source) => source.from.split('#')[0] ?? '')])].filter((from) => from.includes('/'));
+    const notes = (await redactionNotes(context.sandbox, files)).map((note) => `Sent to ${target}: ${note}`);
+    return notes.length === 0 ? output : { ...output, notes: [...(output.notes ?? []), ...notes] };
   },
 });

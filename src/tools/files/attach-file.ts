@@ -7,6 +7,7 @@ import { describeAttachment } from '../../outputs/attachments.js';
 import { asDiskError, createPendingFile, metadataSuffix } from '../../sandbox/index.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { parseJsonSafely } from '../../util/safe-json.js';
+import { redactionNotes } from './redaction-note.js';
 import { renameNote, sizeText } from './describe-output.js';
 import { outputFilename } from './output-name.js';
 import { attachFileOutput } from './file-tool-output.js';
@@ -60,7 +61,7 @@ export const attachFileTool = defineTool({
     }
     const rows = await spillRows(context.sandbox, file.relative, file.stats.size);
     const attachment = describeAttachment(sandbox, finalPath, file.stats.size, rows);
-    const notes = renameNote(requestedName, attachment.path);
+    const notes = [...renameNote(requestedName, attachment.path), ...(await redactionNotes(context.sandbox, [file.relative]))];
     context.logger.info({ source: file.relative, output: attachment.path, bytes: attachment.bytes }, 'file attached');
     return {
       value: {

@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { plural } from '../../util/format.js';
 import { selectionNotes } from '../../files/selection/selection-notes.js';
+import { redactionNotes } from './redaction-note.js';
 import { renameNote, reportColumns, sizeText } from './describe-output.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
@@ -99,7 +100,12 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
       };
       const result = await services.runToOutput<TableResult>(format, task, context);
       const attachment = describeAttachment(context.sandbox, result.path, result.bytes, result.rows);
-      const notes = [...renameNote(result.requestedName, attachment.path), ...selectionNotes({ source, selection, stats: result.stats }), ...result.notes];
+      const notes = [
+        ...renameNote(result.requestedName, attachment.path),
+        ...selectionNotes({ source, selection, stats: result.stats }),
+        ...result.notes,
+        ...(await redactionNotes(context.sandbox, sources)),
+      ];
       context.logger.info({ format, rows: result.rows, bytes: result.bytes, output: attachment.path }, 'table exported');
       return {
         value: {

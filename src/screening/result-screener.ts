@@ -1,0 +1,55 @@
+import { FindingCollector, type ScreeningReport } from './findings.js';
+import { rowsMayHoldFindings } from './row-prefilter.js';
+import type { ScreeningPolicy } from './screening-policy.js';
+import { screenText } from './screen-text.js';
+import { screenJson, screenRow, type Screened } from './screen-value.js';
+
+/**
+ * Screens one result while the spill prepares it: a text at once, a JSON
+ * value by its strings, a table by its rows (the rows' JSON text is tested in
+ * one linear pass first; only a row that may hold something is walked).
+ */
+export class ResultScreener {
+  private readonly collector: FindingCollector;
+
+  constructor(readonly policy: ScreeningPolicy) {
+    this.collector = new FindingCollector(policy.maxFindings);
+  }
+
+  /** False when the policy turns every rule off. */
+  get active(): boolean {
+    return this.policy.secrets !== 'off' || this.policy.injection !== 'off';
+  }
+
+  /** True when the file keeps the original values of redacted secrets (screening.keep). */
+  get keepsOriginal(): boolean {
+    return this.policy.keep;
+  }
+
+  /** The text as the model reads it and as the file keeps it. */
+  text(text: string): Screened<string> {
+    return this.active ? screenText(text, this.policy, this.collector) : { model: text, file: text };
+  }
+
+  json(value: unknown): Screened {
+    return this.active ? screenJson(value, this.policy, this.collector) : { model: value, file: value };
+  }
+
+  /** The rows (indices) that may hold a finding, from one pass over their JSON text; only these need {@link row}. */
+  rowsToScreen(lines: readonly string[]): Set<number> {
+    return this.active ? rowsMayHoldFindings(lines) : new Set();
+  }
+
+  /** The row as the model reads it and the file keeps it, or undefined when it is unchanged (`rowNumber`: 1-based). */
+  row(row: unknown, rowNumber: number): Screened | undefined {
+    if (!this.active) return undefined;
+    return screenRow(row, rowNumber, this.policy, this.collector);
+  }
+
+  /** What was found, or undefined when nothing was; `kept`: the file holds the original values. */
+  report(kept: boolean): ScreeningReport | undefined {
+    const report = this.collector.report(this.policy.secrets === 'flag' ? 'flag' : 'redact');
+    if (report !== undefined && report.secrets > 0 && report.secretAction === 'redact') report.kept = kept;
+    return report;
+  }
+}

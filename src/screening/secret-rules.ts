@@ -1,0 +1,148 @@
+import { shannonEntropy } from './entropy.js';
+import { groupCount, linearPattern, type Re2Pattern } from './linear-regexp.js';
+
+/** The kinds of secret spillway detects; the model reads them in `[REDACTED:kind]`. */
+export type SecretKind =
+  | 'aws-access-key'
+  | 'aws-secret-key'
+  | 'github-token'
+  | 'slack-token'
+  | 'stripe-key'
+  | 'google-api-key'
+  | 'private-key'
+  | 'jwt'
+  | 'connection-string'
+  | 'generic-secret';
+
+/**
+ * One rule of the gitleaks/secretlint families, in RE2 syntax (no lookaround,
+ * no backreferences). `secret` is the capture group that holds the value to
+ * redact (0: the whole match); `accept` rejects near-misses the pattern lets through.
+ */
+interface SecretRule {
+  kind: SecretKind | 'skip';
+  pattern: string;
+  secret?: number;
+  accept?: (value: string) => boolean;
+}
+
+/** Shannon bits per character a generic value needs to count as a secret (random base64 is ~6, English words ~3, "password123" ~3.3). */
+export const genericEntropyThreshold = 3.2;
+const genericMinChars = 8;
+
+/** Names a secret stands next to (a field name, or `name=`/`name:` in text). */
+export const secretNamePattern =
+  '(?i:passwords?|passwd|pwd|pass_?phrase|secrets?|client_?secret|(?:access|auth|refresh|bearer|api|session|private)[_-]?(?:tokens?|keys?)|tokens?|api[_-]?keys?|apikey|credentials?|private[_-]?key)';
+
+/** Field names whose values are hashes or ids by design; a value under them is never a generic secret. */
+const hashLikeName = /sha\d*|md5|hash|etag|commit|checksum|digest|uuid|(?:^|[_-])ids?$|nonce_?count|tokens?_?(?:count|usage|type|limit)|max_?tokens/i;
+const secretName = new RegExp(`(?:^|[^A-Za-z])${secretNamePattern.replace('(?i:', '(?:')}(?:$|[^A-Za-z])`, 'i');
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const placeholder =
+  /^(?:\*+|x+|\.+|-+|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Za-z_]+%|(?:your|my|the)[_-]?\w*|changeme|redacted|password|secret|null|none|undefined|true|false|example\w*)$/i;
+
+/** Whether a value next to a secret-like name looks random enough to be one (not a UUID, a placeholder, a number or a word). */
+export function isGenericSecretValue(value: string): boolean {
+  if (value.length < genericMinChars || value.length > 512) return false;
+  if (/\s/.test(value) || uuid.test(value) || placeholder.test(value) || /^[\d.,:-]+$/.test(value)) return false;
+  if (value.startsWith('[REDACTED:') || /^[A-Za-z]+(?:[-_.][A-Za-z]+)*$/.test(value)) return false;
+  // Words joined by dashes are names ("slack-token"), not secrets: a secret mixes at least two of lower, upper, digits, symbols.
+  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z\d]/].filter((pattern) => pattern.test(value)).length;
+  return classes >= 2 && shannonEntropy(value) >= genericEntropyThreshold;
+}
+
+/** True for a field name a secret goes under ("password", "api_key", "GITHUB_TOKEN"), false for hash-like names ("sha256", "etag"). */
+export function isSecretName(name: string): boolean {
+  return secretName.test(name) && !hashLikeName.test(name);
+}
+
+const passwordPart = (value: string) => !placeholder.test(value) && !/^\$|^%|^\{/.test(value);
+
+/** The rule set, in the order the combined pattern tries them at one position. */
+const secretRules: readonly SecretRule[] = [
+  // Base64 payloads (images, fonts) are consumed whole so nothing inside them matches by chance.
+  { kind: 'skip', pattern: 'data:[A-Za-z]+/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=]{16,}' },
+  {
+    kind: 'private-key',
+    pattern: '-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\\s\\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\\s\\\\]*)',
+  },
+  { kind: 'aws-access-key', pattern: '\\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z2-7]{16}\\b' },
+  {
+    kind: 'aws-secret-key',
+    pattern: '(?i:aws)[A-Za-z0-9_.-]{0,24}(?i:secret)[A-Za-z0-9_.-]{0,24}["\']?\\s*[:=]\\s*["\']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)',
+    secret: 1,
+  },
+  { kind: 'github-token', pattern: '\\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\\b' },
+  { kind: 'slack-token', pattern: '\\bxox[abposr]-[A-Za-z0-9-]{10,250}' },
+  { kind: 'stripe-key', pattern: '\\b(?:sk|rk)_live_[A-Za-z0-9]{20,247}\\b' },
+  { kind: 'google-api-key', pattern: '\\bAIza[0-9A-Za-z_-]{35}' },
+  { kind: 'jwt', pattern: '\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*' },
+  {
+    kind: 'connection-string',
+    pattern:
+      '\\b(?i:postgres(?:ql)?|mysql|mariadb|mongodb(?:\\+srv)?|rediss?|amqps?|mssql|sqlserver|ftp|sftp|smtp|ldap)://[^\\s:/@"\'<>]*:([^\\s@/"\'<>]+)@[^\\s"\'<>]+',
+    accept: passwordPart,
+  },
+  {
+    kind: 'generic-secret',
+    pattern: `${secretNamePattern}[A-Za-z0-9_-]{0,20}["']?\\s*[:=]\\s*["']?([A-Za-z0-9_+/=.~!@#$%^&*-]{${genericMinChars},512})`,
+    secret: 1,
+    accept: isGenericSecretValue,
+  },
+];
+
+interface CompiledRule {
+  rule: SecretRule;
+  /** Index of the rule's whole-match group in the combined pattern. */
+  group: number;
+}
+
+/** One secret found in a text: where (UTF-16 offsets of the value to redact) and what kind. */
+export interface SecretMatch {
+  kind: SecretKind;
+  start: number;
+  end: number;
+}
+
+let compiled: { pattern: Re2Pattern; rules: CompiledRule[] } | undefined;
+
+/** All rules as one RE2 pattern: one linear pass over the text finds the leftmost rule at each position. */
+function combined(): { pattern: Re2Pattern; rules: CompiledRule[] } {
+  if (compiled !== undefined) return compiled;
+  const rules: CompiledRule[] = [];
+  let group = 1;
+  const parts = secretRules.map((rule) => {
+    rules.push({ rule, group });
+    group += 1 + groupCount(rule.pattern);
+    return `(${rule.pattern})`;
+  });
+  compiled = { pattern: linearPattern(parts.join('|'), 'g'), rules };
+  return compiled;
+}
+
+/** Every secret the rules find in `text`, in order. */
+export function findSecrets(text: string): SecretMatch[] {
+  const { pattern, rules } = combined();
+  const found: SecretMatch[] = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    if (match[0].length === 0) {
+      pattern.lastIndex += 1;
+      continue;
+    }
+    const hit = rules.find(({ group }) => match[group] !== undefined);
+    if (hit === undefined || hit.rule.kind === 'skip') continue;
+    const secretGroup = hit.rule.secret === undefined ? hit.group : hit.group + hit.rule.secret;
+    const value = match[secretGroup] ?? match[0];
+    if (hit.rule.accept !== undefined && !hit.rule.accept(hit.rule.kind === 'connection-string' ? (match[hit.group + 1] ?? '') : value)) continue;
+    const offset = hit.rule.secret === undefined ? 0 : match[0].lastIndexOf(value);
+    const start = match.index + Math.max(0, offset);
+    found.push({ kind: hit.rule.kind, start, end: start + value.length });
+  }
+  return found;
+}
+
+/** The source of every rule, for the prefilter that decides whether a row needs a closer look. */
+export function secretRuleSources(): string[] {
+  return secretRules.filter((rule) => rule.kind !== 'skip').map((rule) => rule.pattern);
+}
