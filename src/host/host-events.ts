@@ -1,0 +1,38 @@
+import type { ScreeningCounts, SpillRef } from '../spill/spill-ref.js';
+import type { Attachment } from './tool.js';
+
+/** One finished call, as operators count it (metrics subscribe to the `call` event). */
+export interface CallFinished {
+  tool: string;
+  outcome: 'ok' | 'error';
+  errorCode?: string;
+  durationMs: number;
+  /** Files the call's result was written to (the spill and its binary parts). */
+  files: readonly SpillRef[];
+  /** What screening found in the result. */
+  screening?: ScreeningCounts;
+}
+
+/** A file-building job on the worker pool: submitted, started on a thread, finished (emitted by the file tools). */
+export type FileJobEvent =
+  | { phase: 'queued'; kind: string }
+  | { phase: 'started'; kind: string; waitMs: number }
+  | { phase: 'finished'; kind: string; outcome: 'ok' | 'failed'; started: boolean; errorCode?: string; runMs?: number; totalMs: number };
+
+/** A retention sweep that ended (emitted by retention's scheduler). */
+export interface SweepFinished {
+  outcome: 'ok' | 'locked' | 'failed';
+  durationMs?: number;
+  filesRemoved: number;
+  bytesRemoved: number;
+}
+
+export interface HostEvents {
+  /** A tool was added or removed, or a configuration change altered how a tool is listed (its description). */
+  'tools-changed': [];
+  /** A file appeared in a conversation's outputs/ (a tool's export, or any other route: see src/watch/). */
+  attachment: [{ conversationId: string; principal: string; attachment: Attachment }];
+  call: [CallFinished];
+  'file-job': [FileJobEvent];
+  sweep: [SweepFinished];
+}
