@@ -98,7 +98,7 @@ test('swap race: sidecar reads (.meta.json, .expired.jsonl) never block on a FIF
   }
 });
 
-test('swap race: the sweep never deletes outside the conversation or inside outputs/, whatever is swapped in mid-sweep', async (t) => {
+test('swap race (slow: 12 rounds of 600 files swept while a folder is swapped 3,000 times): the sweep never deletes outside the conversation or inside outputs/, whatever is swapped in mid-sweep', async (t) => {
   const env = await raceEnv(t);
   const kept = path.join(env.conversationDir, 'outputs/kept');
   await mkdir(kept, { recursive: true });
