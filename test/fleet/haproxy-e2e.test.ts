@@ -136,7 +136,7 @@ function sheetValue(cell: string | number | null, spilled: string | number | nul
 }
 
 test(
-  'a fleet behind HAProxy (slow: seven processes, two of them killed and restarted): twenty conversations spill and export through three replicas and two workers, a replica and a worker are killed, every file is whole and unique, one sweep runs, /metrics counted every call',
+  'a fleet behind HAProxy (slow: seven processes: HAProxy, Redis, three replicas, two workers): twenty conversations spill and export through three replicas and two workers, a replica and a worker are killed, every file is whole and unique, one sweep runs, /metrics counted every call',
   { skip },
   async (t) => {
     const dir = await tempDir(t);
