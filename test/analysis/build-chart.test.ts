@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startHttpFront } from '../../src/mcp/http-server.js';
 import { call, filesHost, spillRows } from '../files/helpers.js';
+import { connectHttpClient } from '../helpers/http-client.js';
 
 const tickets = Array.from({ length: 900 }, (_, index) => ({ id: index + 1, country: ['DE', 'FR', 'NL'][index % 3], hours: (index % 7) + (index % 3) }));
 
@@ -20,12 +18,7 @@ test('over MCP: query_files aggregates, build_chart draws it as a PNG of the exp
   const env = await filesHost();
   t.after(() => env.cleanup());
   env.host.registerTool({ name: 'list_tickets', description: 'tickets', inputSchema: { type: 'object' }, handler: () => ({ value: tickets }) });
-  const front = await startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
-  t.after(() => front.close());
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(front.url));
-  await client.connect(transport);
-  t.after(() => client.close());
+  const { client, sessionId } = await connectHttpClient(t, env.host);
 
   const spill = ((await client.callTool({ name: 'list_tickets', arguments: {} }))._meta as Record<string, { path: string }>)['spillway/spill']?.path;
   const grouped = await client.callTool({
@@ -58,7 +51,7 @@ test('over MCP: query_files aggregates, build_chart draws it as a PNG of the exp
       ['hours-by-country.svg', 'image/svg+xml'],
     ],
   );
-  const folder = path.join(env.host.sandbox.conversation(transport.sessionId as string).dir, 'outputs');
+  const folder = path.join(env.host.sandbox.conversation(sessionId).dir, 'outputs');
   const png = await readFile(path.join(folder, 'hours-by-country.png'));
   const size = pngSize(png);
   // 400×300 plot plus axes and title, at scale 2.

@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startHttpFront } from '../../src/mcp/http-server.js';
 import type { TableProfile } from '../../src/spill/profile.js';
 import { tempHost } from '../helpers/temp-host.js';
 import { recount } from './recount.js';
+import { connectHttpClient } from '../helpers/http-client.js';
 
 function tickets(n: number): Record<string, unknown>[] {
   return Array.from({ length: n }, (_, index) => ({
@@ -25,12 +23,7 @@ test('over MCP: a cut result carries the profile of every row; list_files and in
   t.after(() => env.cleanup());
   const rows = tickets(3000);
   env.host.registerTool({ name: 'list_tickets', description: 'tickets', inputSchema: { type: 'object' }, handler: () => ({ value: rows }) });
-  const front = await startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
-  t.after(() => front.close());
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(front.url));
-  await client.connect(transport);
-  t.after(() => client.close());
+  const { client, sessionId } = await connectHttpClient(t, env.host);
 
   const listed = await client.callTool({ name: 'list_tickets', arguments: {} });
   const text = (listed.content as { type: string; text: string }[])[0]?.text ?? '';
@@ -52,7 +45,7 @@ test('over MCP: a cut result carries the profile of every row; list_files and in
   assert.ok(parsed);
   assert.equal(parsed.rows, 3000);
   assert.equal(parsed.readCost.tokens, Math.ceil(parsed.bytes / 3));
-  const expected = await recount(path.join(env.host.sandbox.conversation(transport.sessionId as string).dir, spill.path));
+  const expected = await recount(path.join(env.host.sandbox.conversation(sessionId).dir, spill.path));
   assert.deepEqual(
     parsed.profile.columns.map(({ type: _type, distinctEstimated: _estimated, distinct: _distinct, ...rest }) => rest),
     expected.columns.map(({ distinct: _distinct, ...rest }) => rest),

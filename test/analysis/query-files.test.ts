@@ -2,11 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ExecuteResult } from '../../src/host/host.js';
-import { startHttpFront } from '../../src/mcp/http-server.js';
 import { call, filesHost, spillRows } from '../files/helpers.js';
+import { connectHttpClient } from '../helpers/http-client.js';
 
 const tickets = Array.from({ length: 500 }, (_, index) => ({
   id: index + 1,
@@ -26,11 +24,7 @@ test('query_files over MCP joins two spills and aggregates; the result carries t
   t.after(() => env.cleanup());
   env.host.registerTool({ name: 'list_tickets', description: 'tickets', inputSchema: { type: 'object' }, handler: () => ({ value: tickets }) });
   env.host.registerTool({ name: 'list_users', description: 'users', inputSchema: { type: 'object' }, handler: () => ({ value: users }) });
-  const front = await startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
-  t.after(() => front.close());
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(front.url)));
-  t.after(() => client.close());
+  const { client } = await connectHttpClient(t, env.host);
   const spillOf = async (name: string) => ((await client.callTool({ name, arguments: {} }))._meta as Record<string, { path: string }>)['spillway/spill']?.path;
   const ticketsPath = await spillOf('list_tickets');
   const usersPath = await spillOf('list_users');

@@ -5,22 +5,16 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import XLSX from 'xlsx';
-import { startHttpFront } from '../../src/mcp/http-server.js';
 import { makeRows } from '../helpers/temp-host.js';
 import { filesHost } from './helpers.js';
+import { connectHttpClient } from '../helpers/http-client.js';
 
 test('over MCP: an export comes back as a resource_link that resources/read returns byte for byte, only in its own conversation', async (t) => {
   const env = await filesHost();
   t.after(() => env.cleanup());
   const rows = makeRows(200);
   env.host.registerTool({ name: 'list_items', description: 'items', inputSchema: { type: 'object' }, handler: () => ({ value: rows }) });
-  const front = await startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
-  t.after(() => front.close());
-
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(front.url));
-  await client.connect(transport);
-  t.after(() => client.close());
+  const { client, sessionId, front } = await connectHttpClient(t, env.host);
 
   const tools = await client.listTools();
   for (const name of ['export_table', 'build_document', 'attach_file', 'draw_table'])
@@ -47,7 +41,7 @@ test('over MCP: an export comes back as a resource_link that resources/read retu
   const read = await client.readResource({ uri: link.uri });
   const blob = (read.contents[0] as { blob?: string }).blob;
   assert.ok(blob);
-  const onDisk = await readFile(path.join(env.host.sandbox.conversation(transport.sessionId as string).dir, 'outputs', link.name as string));
+  const onDisk = await readFile(path.join(env.host.sandbox.conversation(sessionId).dir, 'outputs', link.name as string));
   assert.deepEqual(Buffer.from(blob, 'base64'), onDisk);
   const workbook = XLSX.read(Buffer.from(blob, 'base64'), { type: 'buffer' });
   const data = XLSX.utils.sheet_to_json<Record<string, unknown>>(workbook.Sheets.Data as XLSX.WorkSheet);

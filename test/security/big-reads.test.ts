@@ -6,13 +6,11 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import fc from 'fast-check';
-import { startHttpFront } from '../../src/mcp/http-server.js';
 import { attachmentUri } from '../../src/outputs/attachments.js';
 import { readLines } from '../../src/tools/reread/read-lines.js';
 import { call, filesHost } from '../files/helpers.js';
+import { connectHttpClient } from '../helpers/http-client.js';
 
 const mib = 1024 * 1024;
 
@@ -40,13 +38,8 @@ async function writeOneLine(file: string, bytes: number, head: string, tail: str
 test('resources/read over MCP refuses an output past resources.maxReadBytes on the opened file, naming its size, the cap and the tools that read it in parts; a small one still comes back', async (t) => {
   const env = await filesHost();
   t.after(() => env.cleanup());
-  const front = await startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
-  t.after(() => front.close());
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(front.url));
-  await client.connect(transport);
-  t.after(() => client.close());
-  const outputs = path.join(env.host.sandbox.conversation(transport.sessionId as string).dir, 'outputs');
+  const { client, sessionId } = await connectHttpClient(t, env.host);
+  const outputs = path.join(env.host.sandbox.conversation(sessionId).dir, 'outputs');
   await mkdir(outputs, { recursive: true });
   // 238 MiB without writing them: a sparse file has the size, and the refusal must come from the size alone.
   const big = await open(path.join(outputs, 'big.csv'), 'w');
