@@ -6,39 +6,26 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Refused } from '../auth/auth-result.js';
 import { createAuthenticator } from '../auth/create-authenticator.js';
-import { isLoopbackHost } from '../auth/loopback.js';
-import type { Config, ServerAuthConfig } from '../config/schema.js';
+import type { ServerAuthConfig } from '../config/schema.js';
 import { downloadRoute } from '../downloads/download-route.js';
 import { downloadSettings } from '../downloads/download-settings.js';
-import { SpillwayError } from '../errors.js';
 import type { Host } from '../host/host.js';
 import { createHostMetrics } from '../metrics/host-metrics.js';
 import { checkReplicaHealth } from '../metrics/replica-health.js';
 import { limitConnections } from './connection-limits.js';
+import { connectionTimeouts, frontLimits, type FrontLimits } from './front-limits.js';
+import { dnsRebindingProtection, listen } from './listen.js';
 import { jsonRpcError, readJsonBody, sendJson } from './http-messages.js';
 import { createMcpServer } from './mcp-server.js';
 import { sessionAdmission } from './session-admission.js';
 import { defaultEventStoreLimits, EventBudget, SessionEventStore, type EventStoreLimits } from './session-event-store.js';
 
-export interface HttpFrontOptions {
+/** Where the front listens and with what; every limit of FrontLimits not given here is the host's configuration (server.*). */
+export interface HttpFrontOptions extends Partial<FrontLimits> {
   host: string;
   port: number;
   /** URL path of the MCP endpoint, e.g. "/mcp". */
   path: string;
-  /** Largest request body accepted, in bytes (server.maxBodyBytes); default: the host's configuration, as for every limit below. */
-  maxBodyBytes?: number;
-  /** Deepest nesting of arrays and objects in a JSON body (server.maxJsonDepth). */
-  maxJsonDepth?: number;
-  /** Open HTTP connections at most (server.maxConnections). */
-  maxConnections?: number;
-  /** Open HTTP connections from one client address (an IPv6 /64) at most (server.maxConnectionsPerAddress). */
-  maxConnectionsPerAddress?: number;
-  /** Request headers must arrive within this long of the connection opening or of the request’s first byte, else 408 and close (server.headersTimeoutMs). */
-  headersTimeoutMs?: number;
-  /** A request not received in full this long after it started is answered 408 and closed (server.requestTimeoutMs). */
-  requestTimeoutMs?: number;
-  /** A kept-alive connection with no request for this long is closed (server.idleTimeoutMs); never one whose answer (an SSE stream) is still open. */
-  idleTimeoutMs?: number;
   /** A session with no request (and no open stream) for this long is closed; its files stay (server.sessionIdleMs). */
   sessionIdleMs?: number;
   /** Clock for the idle check, in epoch milliseconds; tests pass their own. Default Date.now. */
@@ -355,85 +342,4 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
       await closed;
     },
   };
-}
-
-/**
- * Node's timeouts for the front's connections: the request headers
- * (slow-header clients), the whole request (slow bodies), and the quiet time
- * of a kept-alive connection between requests. None of them applies to an
- * answer still being sent, so SSE streams stay open. Node checks the first two
- * every connectionsCheckingInterval, here a quarter of the shorter one.
- */
-function connectionTimeouts(limits: FrontLimits): {
-  headersTimeout: number;
-  requestTimeout: number;
-  keepAliveTimeout: number;
-  connectionsCheckingInterval: number;
-  keepAlive: boolean;
-  keepAliveInitialDelay: number;
-} {
-  const headersTimeout = limits.headersTimeoutMs;
-  const requestTimeout = limits.requestTimeoutMs;
-  if (headersTimeout > requestTimeout) {
-    const problem = `server.headersTimeoutMs (${headersTimeout}) must be at most server.requestTimeoutMs (${requestTimeout})`;
-    throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${problem}`, { errors: [problem] });
-  }
-  return {
-    headersTimeout,
-    requestTimeout,
-    keepAliveTimeout: limits.idleTimeoutMs,
-    connectionsCheckingInterval: Math.max(10, Math.min(5_000, Math.floor(headersTimeout / 4))),
-    // TCP keep-alive probes find clients that vanished (a laptop closed) under a resting SSE stream.
-    keepAlive: true,
-    keepAliveInitialDelay: 60_000,
-  };
-}
-
-type FrontLimits = Required<Pick<HttpFrontOptions, (typeof limitKeys)[number]>>;
-const limitKeys = [
-  'maxBodyBytes',
-  'maxJsonDepth',
-  'maxConnections',
-  'maxConnectionsPerAddress',
-  'headersTimeoutMs',
-  'requestTimeoutMs',
-  'idleTimeoutMs',
-] as const;
-
-/** The front's limits: each from the options when given, else the host's configuration (server.*). */
-function frontLimits(options: HttpFrontOptions, configured: Config['server']): FrontLimits {
-  return Object.fromEntries(limitKeys.map((key) => [key, options[key] ?? configured[key]])) as FrontLimits;
-}
-
-/** Listens, or SERVER_LISTEN_FAILED saying why (port in use, address not here, no permission). */
-function listen(server: HttpServer, host: string, port: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const fail = (error: NodeJS.ErrnoException) => {
-      const reasons: Record<string, string> = {
-        EADDRINUSE: 'the port is in use by another process; stop it or choose another port (--port or server.port)',
-        EADDRNOTAVAIL: 'the address is not one of this machine (server.host)',
-        EACCES: 'no permission to listen there (ports below 1024 need privileges)',
-        ENOTFOUND: 'the host name does not resolve (server.host)',
-      };
-      const reason = reasons[error.code ?? ''] ?? error.message;
-      reject(new SpillwayError('SERVER_LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${reason}.`, { host, port, errno: error.code }, { cause: error }));
-    };
-    server.once('error', fail);
-    server.listen(port, host, () => {
-      server.off('error', fail);
-      resolve();
-    });
-  });
-}
-
-/**
- * On a loopback address (all of 127.0.0.0/8, ::1, localhost: the same rule that
- * allows auth "none"), refuse requests whose Host header is not this server, so
- * a web page cannot reach it through DNS rebinding.
- */
-function dnsRebindingProtection(host: string, port: number): { enableDnsRebindingProtection?: boolean; allowedHosts?: string[] } {
-  if (!isLoopbackHost(host)) return {};
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  const bound = bare.includes(':') ? `[${bare}]:${port}` : `${bare.toLowerCase()}:${port}`;
-  return { enableDnsRebindingProtection: true, allowedHosts: [...new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, bound])] };
 }

@@ -13,6 +13,7 @@ import { zoneNote } from '../columns/time-zone-label.js';
 import { cutCellsNote, cutPlanCells, tableText, tallCellsNote, type TableText } from './table-text.js';
 import { partColumns, tablePlanNote } from './table-plan-note.js';
 import { xmlSafeText } from './table-notes.js';
+import { font, slide, contentWidth, body, textSize, tableSize, minTableSize, maxRowShare, cellPad, master, titleMaster, defineMasters } from './pptx-layout.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
@@ -25,23 +26,6 @@ const PptxGenJS = ((pptxgenModule as unknown as { default?: unknown }).default ?
 
 /** Longer cell text is cut with "…": a slide is for reading, the full text belongs in export_table. */
 export const maxCellChars = 300;
-
-const font = 'Arial';
-const slide = { width: 13.333, height: 7.5, margin: 0.5 };
-const contentWidth = slide.width - 2 * slide.margin;
-/** The body area under the title placeholder and above the slide number, in inches. */
-const body = { top: 1.35, bottom: 6.85 };
-const textSize = 18;
-const tableSize = 10;
-/** A wide table may go down to this size before it is split into parts of columns. */
-const minTableSize = 8;
-/** A table row is never taller than this share of the slide's table area: longer cells are cut. */
-const maxRowShare = 1 / 2;
-/** pptxgenjs's default cell margins in inches (top/bottom 0.05, left/right 0.1). */
-const cellPad = { x: 0.1, y: 0.05 };
-const master = 'SPILLWAY_CONTENT';
-const titleMaster = 'SPILLWAY_TITLE';
-const accent = '1F3864';
 
 interface TextItem {
   runs: TextRuns;
@@ -160,81 +144,6 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
     await output.abort();
     throw error;
   }
-}
-
-function defineMasters(pptx: Presentation): void {
-  pptx.defineSlideMaster({
-    title: titleMaster,
-    background: { color: 'FFFFFF' },
-    objects: [
-      { rect: { x: 0, y: 0, w: slide.width, h: 0.25, fill: { color: accent } } },
-      {
-        placeholder: {
-          options: {
-            name: 'title',
-            type: 'title',
-            x: slide.margin,
-            y: 2.3,
-            w: contentWidth,
-            h: 1.5,
-            fontFace: font,
-            fontSize: 36,
-            bold: true,
-            color: accent,
-            align: 'center',
-            valign: 'bottom',
-          },
-          text: '',
-        },
-      },
-      {
-        placeholder: {
-          options: {
-            name: 'subtitle',
-            type: 'body',
-            x: slide.margin,
-            y: 3.9,
-            w: contentWidth,
-            h: 0.9,
-            fontFace: font,
-            fontSize: 20,
-            color: '595959',
-            align: 'center',
-            valign: 'top',
-          },
-          text: '',
-        },
-      },
-    ],
-  });
-  pptx.defineSlideMaster({
-    title: master,
-    background: { color: 'FFFFFF' },
-    objects: [
-      { rect: { x: slide.margin, y: 1.12, w: contentWidth, h: 0.03, fill: { color: accent } } },
-      {
-        placeholder: {
-          options: {
-            name: 'title',
-            type: 'title',
-            x: slide.margin,
-            y: 0.3,
-            w: contentWidth,
-            h: 0.8,
-            fontFace: font,
-            fontSize: 26,
-            bold: true,
-            color: accent,
-            align: 'left',
-            valign: 'bottom',
-            margin: 0,
-          },
-          text: '',
-        },
-      },
-    ],
-    slideNumber: { x: slide.width - slide.margin - 0.8, y: 7.0, w: 0.8, h: 0.3, fontFace: font, fontSize: 10, color: '808080', align: 'right' },
-  });
 }
 
 /** Lines of `text` at `size` points in `width` inches. */
