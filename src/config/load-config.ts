@@ -4,7 +4,7 @@ import type { Static } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import cron from 'node-cron';
 import { SpillwayError } from '../errors.js';
-import { parseJsonSafely } from '../util/safe-json.js';
+import { parseJsonOr } from '../util/safe-json.js';
 import { isJsonObject } from '../util/is-json-object.js';
 import { explainConfigErrors } from './explain-config-errors.js';
 import { packageRoot } from './package-root.js';
@@ -92,11 +92,7 @@ function readJsonFile(file: string): unknown {
   } catch (error) {
     throw new SpillwayError('CONFIG_UNREADABLE', `Cannot read the configuration file ${file}: ${(error as Error).message}`, { file });
   }
-  try {
-    return parseJsonSafely(text);
-  } catch (error) {
-    throw new SpillwayError('CONFIG_UNREADABLE', `The configuration file ${file} is not valid JSON: ${(error as Error).message}`, { file });
-  }
+  return parseJsonOr(text, (reason) => new SpillwayError('CONFIG_UNREADABLE', `The configuration file ${file} is not valid JSON: ${reason}`, { file }));
 }
 
 type Json = Record<string, unknown>;

@@ -8,7 +8,7 @@ import { toStructuredResult } from '../../host/structured-result.js';
 import { createLogger } from '../../log/logger.js';
 import { startUpstreams } from '../../upstream/start-upstreams.js';
 import { isJsonObject } from '../../util/is-json-object.js';
-import { parseJsonSafely } from '../../util/safe-json.js';
+import { parseJsonOr, parseJsonSafely } from '../../util/safe-json.js';
 import { commandLogLevel } from '../command-log-level.js';
 import type { CliIo } from '../output.js';
 
@@ -141,16 +141,11 @@ async function readArguments(file: string | undefined): Promise<Record<string, u
   } catch (error) {
     throw new SpillwayError('INVALID_JSON', `The arguments file ${file} cannot be read: ${(error as Error).message}.`, { file });
   }
-  let value: unknown;
-  try {
-    value = parseJsonSafely(text);
-  } catch (error) {
-    throw new SpillwayError(
-      'INVALID_JSON',
-      `The arguments ${file === '-' ? 'on standard input' : `in ${file}`} are not valid JSON: ${(error as Error).message}.`,
-      { file },
-    );
-  }
+  const value = parseJsonOr(
+    text,
+    (reason) =>
+      new SpillwayError('INVALID_JSON', `The arguments ${file === '-' ? 'on standard input' : `in ${file}`} are not valid JSON: ${reason}.`, { file }),
+  );
   if (!isJsonObject(value))
     throw new SpillwayError(
       'ARGS_NOT_OBJECT',

@@ -1,7 +1,7 @@
 import { SpillwayError } from '../../errors.js';
 import { readBounded, type ConversationSandbox, type OpenedFile } from '../../sandbox/index.js';
 import { formatBytes } from '../../util/format.js';
-import { parseJsonSafely } from '../../util/safe-json.js';
+import { parseJsonOr } from '../../util/safe-json.js';
 import { looksBinary } from '../reread/read-lines.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { formatJsonPointer, lookupJsonPointer, parseJsonPointer } from './json-pointer.js';
@@ -228,15 +228,13 @@ export class FileReferenceResolver {
 }
 
 function parseFile(text: string, name: string, at: string): unknown {
-  try {
-    return parseJsonSafely(text);
-  } catch (error) {
-    throw new SpillwayError(
-      'INVALID_JSON',
-      `The file reference at ${at}: ${name} is not valid JSON (${(error as Error).message}). Name a .json/.jsonl file holding JSON, or a text file to send its text.`,
-      {
-        file: name,
-      },
-    );
-  }
+  return parseJsonOr(
+    text,
+    (reason) =>
+      new SpillwayError(
+        'INVALID_JSON',
+        `The file reference at ${at}: ${name} is not valid JSON (${reason}). Name a .json/.jsonl file holding JSON, or a text file to send its text.`,
+        { file: name },
+      ),
+  );
 }

@@ -3,7 +3,7 @@ import type { ConversationSandbox } from '../../sandbox/index.js';
 import { metadataSuffix } from '../../sandbox/layout.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 import { formatBytes, formatCount } from '../../util/format.js';
-import { parseJsonSafely } from '../../util/safe-json.js';
+import { parseJsonOr, parseJsonSafely } from '../../util/safe-json.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { setMember } from './deep-merge.js';
 
@@ -40,16 +40,15 @@ export async function readArgsFile(sandbox: ConversationSandbox, argsPath: strin
   }
   const text = data.toString('utf8');
   if (relative.endsWith('.jsonl')) return { path: relative, bytes: data.length, value: await fromJsonl(sandbox, relative, text) };
-  let value: unknown;
-  try {
-    value = parseJsonSafely(text);
-  } catch (error) {
-    throw new SpillwayError(
-      'INVALID_JSON',
-      `The args file ${relative} is not valid JSON: ${(error as Error).message}. It must hold one JSON object with the target tool's arguments; write it again with write_file or run_script (JSON.stringify).`,
-      { argsPath: relative },
-    );
-  }
+  const value = parseJsonOr(
+    text,
+    (reason) =>
+      new SpillwayError(
+        'INVALID_JSON',
+        `The args file ${relative} is not valid JSON: ${reason}. It must hold one JSON object with the target tool's arguments; write it again with write_file or run_script (JSON.stringify).`,
+        { argsPath: relative },
+      ),
+  );
   if (!isJsonObject(value)) throw notAnObject(relative, value);
   return { path: relative, bytes: data.length, value };
 }
