@@ -3,8 +3,10 @@ import { csvFormatter } from '../columns/format-values.js';
 import { resolveFormats } from '../columns/resolve-formats.js';
 import { csvLine } from './csv-cells.js';
 import { csvLineIn, type CsvDialect } from './csv-dialect.js';
-import { selectRows } from '../selection/select-rows.js';
-import { openTableSource } from '../sources/table-source.js';
+import { csvFromJsonl } from './csv-from-jsonl.js';
+import { resolveColumns, selectRows } from '../selection/select-rows.js';
+import type { OutputColumn } from '../selection/selection.js';
+import { openTableSource, type TableSource } from '../sources/table-source.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { TableResult, TableTask, ProgressMessage } from '../pool/worker-task.js';
 import { emptyTableError } from './table-notes.js';
@@ -16,41 +18,92 @@ const byteOrderMark = '\uFEFF';
 export async function writeCsv(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
   const source = await openTableSource(task.source);
   try {
-    const selected = await selectRows({ source, selection: task.selection, onProgress: progress });
-    const { columns } = selected;
-    if (columns.length === 0) throw emptyTableError(source.name);
     const dialect: CsvDialect = { delimiter: task.delimiter ?? ',', formulaGuard: task.formulaGuard ?? true };
-    const line = dialect.delimiter === ',' && dialect.formulaGuard ? csvLine : (values: readonly unknown[]) => csvLineIn(values, dialect);
-    // Only formats the call names change CSV values; they are checked against the first batch.
-    const named = columns.map((column) => column.format);
-    const formatters = named.map((format) => (format === undefined ? undefined : csvFormatter(format)));
-    const formatted = formatters.some((formatter) => formatter !== undefined);
-    let checked = !named.some((format) => format !== undefined);
-    const output = await openOutput(task.output);
-    try {
-      const stream = output.pending.stream;
-      let chunk = ((task.bom ?? true) ? byteOrderMark : '') + line(columns.map((column) => column.header));
-      for await (const batch of selected.batches) {
-        if (!checked) {
-          resolveFormats(columns, batch);
-          checked = true;
-        }
-        for (const row of batch) {
-          chunk += line(formatted ? row.map((value, index) => formatters[index]?.(value) ?? value) : row);
-          if (chunk.length >= chunkChars) {
-            await writeChunk(stream, chunk);
-            chunk = '';
-          }
-        }
+    if (transcodable(source, task)) {
+      const columns = resolveColumns(task.selection, source.knownColumns, source.name);
+      if (columns.length === 0) throw emptyTableError(source.name);
+      const output = await openOutput(task.output);
+      try {
+        const stream = output.pending.stream;
+        const bom = task.bom ?? true;
+        const stats = await csvFromJsonl({
+          source,
+          selection: task.selection,
+          columns,
+          dialect,
+          bom,
+          write: (block) => writeChunk(stream, block),
+          onProgress: progress,
+        });
+        const written = await output.commit();
+        return { ...written, rows: stats.rows, columns, stats, notes: [] };
+      } catch (error) {
+        await output.abort();
+        throw error;
       }
-      if (chunk.length > 0) await writeChunk(stream, chunk);
-      const written = await output.commit();
-      return { ...written, rows: selected.stats.rows, columns, stats: selected.stats, notes: [] };
-    } catch (error) {
-      await output.abort();
-      throw error;
     }
+    return await writeRows(task, source, dialect, progress);
   } finally {
     await source.close();
+  }
+}
+
+/**
+ * A JSONL source with known columns (a spill and its metadata) and no named
+ * column formats goes from bytes to CSV bytes without row objects
+ * (csv-from-jsonl.ts); anything else through selectRows.
+ */
+function transcodable(source: TableSource, task: TableTask): source is TableSource & { knownColumns: string[]; readAt: NonNullable<TableSource['readAt']> } {
+  return (
+    source.format === 'jsonl' &&
+    source.knownColumns !== undefined &&
+    (task.selection.columns ?? []).every((column: OutputColumn) => column.format === undefined)
+  );
+}
+
+/** The general writer alone, whatever the source (the transcoder's tests compare the two). */
+export async function writeCsvByRows(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
+  const source = await openTableSource(task.source);
+  try {
+    return await writeRows(task, source, { delimiter: task.delimiter ?? ',', formulaGuard: task.formulaGuard ?? true }, progress);
+  } finally {
+    await source.close();
+  }
+}
+
+/** The general writer: rows as arrays from selectRows, named formats applied, one CSV line each. */
+async function writeRows(task: TableTask, source: TableSource, dialect: CsvDialect, progress: (message: ProgressMessage) => void): Promise<TableResult> {
+  const selected = await selectRows({ source, selection: task.selection, onProgress: progress });
+  const { columns } = selected;
+  if (columns.length === 0) throw emptyTableError(source.name);
+  const line = dialect.delimiter === ',' && dialect.formulaGuard ? csvLine : (values: readonly unknown[]) => csvLineIn(values, dialect);
+  // Only formats the call names change CSV values; they are checked against the first batch.
+  const named = columns.map((column) => column.format);
+  const formatters = named.map((format) => (format === undefined ? undefined : csvFormatter(format)));
+  const formatted = formatters.some((formatter) => formatter !== undefined);
+  let checked = !named.some((format) => format !== undefined);
+  const output = await openOutput(task.output);
+  try {
+    const stream = output.pending.stream;
+    let chunk = ((task.bom ?? true) ? byteOrderMark : '') + line(columns.map((column) => column.header));
+    for await (const batch of selected.batches) {
+      if (!checked) {
+        resolveFormats(columns, batch);
+        checked = true;
+      }
+      for (const row of batch) {
+        chunk += line(formatted ? row.map((value, index) => formatters[index]?.(value) ?? value) : row);
+        if (chunk.length >= chunkChars) {
+          await writeChunk(stream, chunk);
+          chunk = '';
+        }
+      }
+    }
+    if (chunk.length > 0) await writeChunk(stream, chunk);
+    const written = await output.commit();
+    return { ...written, rows: selected.stats.rows, columns, stats: selected.stats, notes: [] };
+  } catch (error) {
+    await output.abort();
+    throw error;
   }
 }
