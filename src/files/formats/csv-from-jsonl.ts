@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { csvCell, csvLine } from './csv-cells.js';
 import { csvLineIn, type CsvDialect } from './csv-dialect.js';
 import { ByteSink } from './csv-byte-sink.js';
+import { arrangeLines, copyArranged } from './sorted-lines.js';
 import { JsonlLineScanner, slotType } from './jsonl-line-scanner.js';
 import { isMixed, kindNames, kindOf } from '../selection/cell-kinds.js';
 import { project, type SelectionProgress, type SelectionStats } from '../selection/select-rows.js';
@@ -104,8 +105,12 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
     for (let column = 0; column < width; column += 1) kinds[column] = (kinds[column] as number) | (rowKinds[column] as number);
   };
 
-  /** Reads every line; `take` gets each row (false: stop after this chunk). */
-  const readRows = async (take: () => boolean) => {
+  /**
+   * Reads every line; `take` gets each row (false: stop after this chunk, as
+   * the row reader stops after the batch), and reading also stops after a
+   * chunk with rows once `full` says so. False when it stopped early.
+   */
+  const readRows = async (take: () => boolean, full: () => boolean) => {
     const counted = { lines: 0 };
     for await (const chunk of jsonlLineChunks(source.readAt, source.name, counted)) {
       line = chunk.buffer;
@@ -137,7 +142,7 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
         at = newline + 1;
       }
       if (rowsInChunk > 0) progress('reading');
-      if (rowsInChunk > 0 && !more) return false;
+      if (rowsInChunk > 0 && (!more || full())) return false;
       if (out.ready.length > 0) await drain();
     }
     return true;
@@ -145,16 +150,19 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
 
   if (selection.sort.length === 0) {
     let seen = 0;
-    const complete = await readRows(() => {
-      seen += 1;
-      if (seen <= start) return true;
-      if (stats.rows >= count) return false;
-      encode(out);
-      out.endRow();
-      track();
-      stats.rows += 1;
-      return stats.rows < count;
-    });
+    const complete = await readRows(
+      () => {
+        seen += 1;
+        if (seen <= start) return true;
+        if (stats.rows >= count) return false;
+        encode(out);
+        out.endRow();
+        track();
+        stats.rows += 1;
+        return true;
+      },
+      () => stats.rows >= count,
+    );
     if (complete) stats.sourceRows = seen;
   } else {
     const store = new ByteSink(storeBlockBytes);
@@ -165,16 +173,19 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
     const keySlots = selection.sort.map((key) => fields.indexOf(key.column));
     const keys = keySlots.map(() => [] as unknown[]);
     let total = 0;
-    await readRows(() => {
-      encode(store);
-      lines.push3(store.ready.length, store.currentRowStart, store.at);
-      store.endRow();
-      if (everyRow) track();
-      else rowKindStore.push(rowKinds);
-      keySlots.forEach((slot, index) => (keys[index] as unknown[]).push(keyValue(slot)));
-      total += 1;
-      return true;
-    });
+    await readRows(
+      () => {
+        encode(store);
+        lines.push3(store.ready.length, store.currentRowStart, store.at);
+        store.endRow();
+        if (everyRow) track();
+        else rowKindStore.push(rowKinds);
+        keySlots.forEach((slot, index) => (keys[index] as unknown[]).push(keyValue(slot)));
+        total += 1;
+        return true;
+      },
+      () => false,
+    );
     const blocks = store.flush();
     stats.sourceRows = total;
     progress('sorting');
@@ -184,20 +195,28 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
     );
     keys.length = 0;
     const end = Math.min(total, start + count);
-    const stored = lines.values();
     const storedKinds = rowKindStore.values();
-    for (let at = start; at < end; at += 1) {
-      const row = order[at] as number;
-      const block = blocks[stored[3 * row] as number] as Buffer;
-      out.copy(block, stored[3 * row + 1] as number, stored[3 * row + 2] as number);
-      out.endRow();
-      if (!everyRow)
-        for (let column = 0; column < width; column += 1) kinds[column] = (kinds[column] as number) | (storedKinds[row * width + column] as number);
-      stats.rows += 1;
-      if (out.ready.length > 0) {
-        progress('writing');
-        await drain();
-      }
+    const arranged = arrangeLines({
+      order,
+      from: start,
+      to: end,
+      blocks,
+      lines: lines.values(),
+      ...(everyRow
+        ? {}
+        : {
+            onLine: (row: number) => {
+              for (let column = 0; column < width; column += 1) kinds[column] = (kinds[column] as number) | (storedKinds[row * width + column] as number);
+            },
+          }),
+    });
+    blocks.length = 0;
+    for (let position = 0; position < arranged.offsets.length;) {
+      const next = copyArranged(out, arranged, position);
+      stats.rows += next - position;
+      position = next;
+      progress('writing');
+      await drain();
     }
   }
   for (const block of out.flush()) await options.write(block);
