@@ -79,6 +79,7 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
 
   /** Writes the current row's CSV line into `sink` and its kinds into rowKinds. */
   const encode = (sink: ByteSink) => {
+    if (parsed === undefined && encodeRaw(sink)) return;
     for (let column = 0; column < width; column += 1) {
       if (column > 0) sink.byte(delimiter);
       const slot = slots[column] as number;
@@ -100,6 +101,46 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
       else sink.text(cellText(scanner.values[slot]));
     }
     sink.copy(crlf, 0, 2);
+  };
+  /**
+   * The common row: every cell raw, a boolean or empty. Its length is known
+   * before writing, so the block's room is checked once and the bytes go in
+   * directly. False (nothing written) when a cell needs its text made.
+   */
+  const encodeRaw = (sink: ByteSink): boolean => {
+    const { types, starts, ends } = scanner;
+    let bound = width + 2;
+    for (let column = 0; column < width; column += 1) {
+      const slot = slots[column] as number;
+      const type = types[slot];
+      if (type === slotType.raw) bound += (ends[slot] as number) - (starts[slot] as number);
+      else if (type === slotType.value) return false;
+      else bound += 5;
+    }
+    sink.room(bound);
+    const target = sink.buffer;
+    let at = sink.at;
+    for (let column = 0; column < width; column += 1) {
+      if (column > 0) target[at++] = delimiter;
+      const slot = slots[column] as number;
+      const type = types[slot];
+      if (type === slotType.empty) {
+        rowKinds[column] = 0;
+        continue;
+      }
+      rowKinds[column] = scanner.kinds[slot] as number;
+      if (type === slotType.raw) {
+        const end = ends[slot] as number;
+        for (let index = starts[slot] as number; index < end; index += 1) target[at++] = line[index] as number;
+      } else {
+        const text = type === slotType.true ? trueText : falseText;
+        for (let index = 0; index < text.length; index += 1) target[at++] = text[index] as number;
+      }
+    }
+    target[at++] = 0x0d;
+    target[at++] = 0x0a;
+    sink.at = at;
+    return true;
   };
   const track = () => {
     for (let column = 0; column < width; column += 1) kinds[column] = (kinds[column] as number) | (rowKinds[column] as number);
