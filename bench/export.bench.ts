@@ -335,27 +335,28 @@ export default async function exportBench(): Promise<void> {
           line('export_table parquet', parquet, { label: 'DuckDB', result: duckParquet });
           line('DuckDB COPY … TO parquet', duckParquet);
         }
-        if (!formats.has('csv')) continue;
-        console.log(`CSV, ${tag}:`);
-        const csv = inChild({ ...base, name: `csv-${rows}-${sort}`, kind: 'export', format: 'csv', sort });
-        const naive = inChild({ ...base, name: `naive-${rows}-${sort}`, kind: 'naive-csv', sort });
-        const duck = inChild({ ...base, name: `duck-${rows}-${sort}`, kind: 'duckdb', sort });
-        const general = inChild({ ...base, name: `rows-${rows}-${sort}`, kind: 'csv-rows', sort });
-        line('export_table csv', csv, { label: 'naive', result: naive });
-        line('general writer (before), in-process', general, { label: 'DuckDB', result: duck });
-        line('naive readline+JSON.parse+join', naive);
-        line('DuckDB COPY … TO csv', duck);
-        console.log(
-          `  export_table csv speed / DuckDB's: ${(duck.ms / csv.ms).toFixed(2)}× wall, ${((duck.cpuMs ?? 0) / (csv.cpuMs ?? 1)).toFixed(2)}× by CPU time (goal ≥ 0.8)`,
-        );
-        if (!sort) {
-          const copy = inChild({
-            ...base,
-            name: `copy-${rows}`,
-            kind: 'raw-copy',
-            copyOf: path.join(root, principal, conversationId, 'outputs', `csv-${rows}-${sort}-0.csv`),
-          });
-          line(`raw copy of ${(csv.bytes / 1048576).toFixed(1)} MiB (the limit)`, copy);
+        if (formats.has('csv')) {
+          console.log(`CSV, ${tag}:`);
+          const csv = inChild({ ...base, name: `csv-${rows}-${sort}`, kind: 'export', format: 'csv', sort });
+          const naive = inChild({ ...base, name: `naive-${rows}-${sort}`, kind: 'naive-csv', sort });
+          const duck = inChild({ ...base, name: `duck-${rows}-${sort}`, kind: 'duckdb', sort });
+          const general = inChild({ ...base, name: `rows-${rows}-${sort}`, kind: 'csv-rows', sort });
+          line('export_table csv', csv, { label: 'naive', result: naive });
+          line('general writer (before), in-process', general, { label: 'DuckDB', result: duck });
+          line('naive readline+JSON.parse+join', naive);
+          line('DuckDB COPY … TO csv', duck);
+          console.log(
+            `  export_table csv speed / DuckDB's: ${(duck.ms / csv.ms).toFixed(2)}× wall, ${((duck.cpuMs ?? 0) / (csv.cpuMs ?? 1)).toFixed(2)}× by CPU time (goal ≥ 0.8)`,
+          );
+          if (!sort) {
+            const copy = inChild({
+              ...base,
+              name: `copy-${rows}`,
+              kind: 'raw-copy',
+              copyOf: path.join(root, principal, conversationId, 'outputs', `csv-${rows}-${sort}-0.csv`),
+            });
+            line(`raw copy of ${(csv.bytes / 1048576).toFixed(1)} MiB (the limit)`, copy);
+          }
         }
         // At 1M rows the sorted XLSX and the bare-exceljs baseline (which builds 1M rows in memory first)
         // take minutes on a shared machine: EXPORT_BENCH_FULL=1 runs them too.
