@@ -53,7 +53,10 @@ export async function writeCsv(task: TableTask, progress: (message: ProgressMess
  * column formats goes from bytes to CSV bytes without row objects
  * (csv-from-jsonl.ts); anything else through selectRows.
  */
-export function transcodable(source: TableSource, task: TableTask): source is TableSource & { knownColumns: string[]; readAt: NonNullable<TableSource['readAt']> } {
+export function transcodable(
+  source: TableSource,
+  task: TableTask,
+): source is TableSource & { knownColumns: string[]; readAt: NonNullable<TableSource['readAt']> } {
   return (
     source.format === 'jsonl' &&
     source.knownColumns !== undefined &&
