@@ -3,11 +3,11 @@
 // same bytes, row counts, stats and errors, for every awkward value and every option.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { transcodable, writeCsv, writeCsvByRows } from '../../src/files/formats/csv-writer.js';
+import { transcodable, writeCsv, writeCsvByRows, writeCsvSplit } from '../../src/files/formats/csv-writer.js';
 import type { TableResult, TableTask } from '../../src/files/pool/worker-task.js';
 import type { OutputColumn, Selection, SortKey } from '../../src/files/selection/selection.js';
 import { compareCells } from '../../src/files/selection/compare-cells.js';
@@ -58,14 +58,14 @@ async function run(writer: typeof writeCsv, source: string, options: Options): P
 }
 
 /** Both writers on one file and options: the same bytes and result, or the same error. */
-async function assertSame(source: string, options: Options): Promise<void> {
+async function assertSame(source: string, options: Options, writer: typeof writeCsv = writeCsv): Promise<void> {
   const opened = await openTableSource({ kind: 'local', path: source });
   try {
     assert.ok(transcodable(opened, { ...options, source: { kind: 'local', path: source }, output: { kind: 'local', path: '', overwrite: true } }));
   } finally {
     await opened.close();
   }
-  const fast = await run(writeCsv, source, options);
+  const fast = await run(writer, source, options);
   const general = await run(writeCsvByRows, source, options);
   const label = JSON.stringify(options);
   if (!general.ok || !fast.ok) {
@@ -403,4 +403,43 @@ test('sortOrder on one numeric key (radix sort) is the stable comparator order: 
     }),
     { numRuns: 500 },
   );
+});
+
+/** The export split over two threads, with segments small enough that every test file has many. */
+const outcomes: string[] = [];
+const splitSmall: typeof writeCsv = (task, progress) =>
+  writeCsvSplit(task, progress, { segmentBytes: 4096, minBytes: 0, onOutcome: (outcome) => outcomes.push(outcome) });
+
+test('CSV from JSONL over two threads: the same bytes, counts and mixed columns; a failing line gives the one-thread error', async () => {
+  const lines = awkwardLines();
+  const file = await tableFile(`\uFEFF${lines.join('\n')}`, columns);
+  for (const dialect of dialects) for (const bom of [true, false]) await assertSame(file, { selection: { sort: [] }, ...dialect, bom }, splitSmall);
+  await assertSame(
+    file,
+    {
+      selection: {
+        sort: [],
+        columns: [
+          { name: 'text', header: 'T' },
+          { name: 'mixed', header: 'M' },
+        ],
+      },
+    },
+    splitSmall,
+  );
+  const many: string[] = [];
+  for (let index = 0; index < 5_000; index += 1)
+    many.push(JSON.stringify({ id: index, text: awkwardText[index % awkwardText.length], long: 'y'.repeat(index % 9_000) }));
+  const manyFile = await tableFile(`${many.join('\r\n')}\r\n{"id":-1}`, ['id', 'text', 'long']);
+  await assertSame(manyFile, { selection: { sort: [] } }, splitSmall);
+  // One core: no split is tried (worthSplitting), so nothing to observe.
+  const split = availableParallelism() > 1;
+  assert.deepEqual(new Set(outcomes), new Set(split ? ['split'] : []));
+  outcomes.length = 0;
+  const padding = Array.from({ length: 400 }, (_, index) => JSON.stringify({ id: index, text: `row ${index}` })).join('\n');
+  for (const line of ['{"id":1,"text":}', '{"id":1,"other":"\\q"}', '[1]']) {
+    const failing = await tableFile(`${padding}\n${line}\n${padding}\n`, ['id', 'text']);
+    await assertSame(failing, { selection: { sort: [] } }, splitSmall);
+  }
+  assert.deepEqual(outcomes, split ? ['one thread', 'one thread', 'one thread'] : []);
 });

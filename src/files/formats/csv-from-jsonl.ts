@@ -23,6 +23,10 @@ export interface CsvFromJsonlOptions {
   /** Writes a block of finished bytes (waits for the stream's drain). */
   write: (block: Buffer) => Promise<void>;
   onProgress?: (progress: SelectionProgress) => void;
+  /** Only the rows of these bytes, without the header (one segment of a split export). */
+  segment?: { from: number; to: number };
+  /** Receives each output column's kinds (bit flags) when done. */
+  onKinds?: (kinds: Uint8Array) => void;
 }
 
 const blockBytes = 256 * 1024;
@@ -59,13 +63,7 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
     options.onProgress?.({ phase, bytesRead: source.counter.bytesRead, bytes: source.bytes, rows: stats.rows });
 
   const out = new ByteSink(blockBytes);
-  const header = standard
-    ? csvLine(columns.map((column) => column.header))
-    : csvLineIn(
-        columns.map((column) => column.header),
-        dialect,
-      );
-  out.text((options.bom ? '\uFEFF' : '') + header);
+  if (options.segment === undefined) out.text(csvHeader(columns, dialect, options.bom));
   out.endRow();
   const drain = async () => {
     if (out.ready.length === 0) return;
@@ -151,9 +149,9 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
    * the row reader stops after the batch), and reading also stops after a
    * chunk with rows once `full` says so. False when it stopped early.
    */
-  const readRows = async (take: () => boolean, full: () => boolean) => {
+  const readRows = async (take: () => boolean, full: () => boolean, range?: { from: number; to: number }) => {
     const counted = { lines: 0 };
-    for await (const chunk of jsonlLineChunks(source.readAt, source.name, counted)) {
+    for await (const chunk of jsonlLineChunks(source.readAt, source.name, counted, range)) {
       line = chunk.buffer;
       let rowsInChunk = 0;
       let more = true;
@@ -189,7 +187,21 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
     return true;
   };
 
-  if (selection.sort.length === 0) {
+  if (options.segment !== undefined) {
+    // One segment of a file split over threads: no header, no range, no sort (segmentedCsv in csv-segments.ts).
+    await readRows(
+      () => {
+        encode(out);
+        out.endRow();
+        track();
+        stats.rows += 1;
+        return true;
+      },
+      () => false,
+      options.segment,
+    );
+    stats.sourceRows = stats.rows;
+  } else if (selection.sort.length === 0) {
     let seen = 0;
     const complete = await readRows(
       () => {
@@ -261,6 +273,7 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
     }
   }
   for (const block of out.flush()) await options.write(block);
+  options.onKinds?.(kinds);
   stats.rangePastEnd = selection.range !== undefined && stats.sourceRows !== undefined && start >= stats.sourceRows && stats.sourceRows > 0;
   stats.mixedColumns = columns.flatMap((column, index) =>
     isMixed(kinds[index] as number) ? [{ column: column.name, kinds: kindNames(kinds[index] as number) }] : [],
@@ -278,6 +291,12 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
     const to = scanner.ends[slot] as number;
     return scanner.kinds[slot] === 1 ? Number(line.toString('latin1', from, to)) : line.toString('utf8', from, to);
   }
+}
+
+/** The BOM (when asked for) and header line the general writer starts a CSV file with. */
+export function csvHeader(columns: readonly OutputColumn[], dialect: CsvDialect, bom: boolean): string {
+  const headers = columns.map((column) => column.header);
+  return (bom ? '\uFEFF' : '') + (dialect.delimiter === ',' && dialect.formulaGuard ? csvLine(headers) : csvLineIn(headers, dialect));
 }
 
 /** A Uint32Array that grows as triples are pushed. */

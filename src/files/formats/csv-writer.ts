@@ -4,6 +4,7 @@ import { resolveFormats } from '../columns/resolve-formats.js';
 import { csvLine } from './csv-cells.js';
 import { csvLineIn, type CsvDialect } from './csv-dialect.js';
 import { csvFromJsonl } from './csv-from-jsonl.js';
+import { defaultSplit, segmentedCsv, worthSplitting, type SplitPlan } from './csv-segments.js';
 import { resolveColumns, selectRows } from '../selection/select-rows.js';
 import type { OutputColumn } from '../selection/selection.js';
 import { openTableSource, type TableSource } from '../sources/table-source.js';
@@ -16,33 +17,41 @@ const chunkChars = 256 * 1024;
 const byteOrderMark = '\uFEFF';
 
 export async function writeCsv(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
+  return writeCsvSplit(task, progress, defaultSplit);
+}
+
+/** writeCsv with a chosen split plan (tests split small files to check the two-thread path). */
+export async function writeCsvSplit(task: TableTask, progress: (message: ProgressMessage) => void, plan: SplitPlan): Promise<TableResult> {
   const source = await openTableSource(task.source);
   try {
     const dialect: CsvDialect = { delimiter: task.delimiter ?? ',', formulaGuard: task.formulaGuard ?? true };
-    if (transcodable(source, task)) {
-      const columns = resolveColumns(task.selection, source.knownColumns, source.name);
-      if (columns.length === 0) throw emptyTableError(source.name);
+    if (!transcodable(source, task)) return await writeRows(task, source, dialect, progress);
+    const columns = resolveColumns(task.selection, source.knownColumns, source.name);
+    if (columns.length === 0) throw emptyTableError(source.name);
+    const bom = task.bom ?? true;
+    const base = { source, selection: task.selection, columns, dialect, bom, onProgress: progress };
+    if (worthSplitting(task.selection, source.bytes, plan)) {
       const output = await openOutput(task.output);
-      try {
-        const stream = output.pending.stream;
-        const bom = task.bom ?? true;
-        const stats = await csvFromJsonl({
-          source,
-          selection: task.selection,
-          columns,
-          dialect,
-          bom,
-          write: (block) => writeChunk(stream, block),
-          onProgress: progress,
-        });
+      const stream = output.pending.stream;
+      const stats = await segmentedCsv({ ...base, location: task.source, plan, write: (block) => writeChunk(stream, block) }).catch(() => undefined);
+      plan.onOutcome?.(stats === undefined ? 'one thread' : 'split');
+      if (stats !== undefined) {
         const written = await output.commit();
         return { ...written, rows: stats.rows, columns, stats, notes: [] };
-      } catch (error) {
-        await output.abort();
-        throw error;
       }
+      // Something failed on the way (an invalid line, most likely): the file is written again on one thread, for the exact error.
+      await output.abort();
     }
-    return await writeRows(task, source, dialect, progress);
+    const output = await openOutput(task.output);
+    try {
+      const stream = output.pending.stream;
+      const stats = await csvFromJsonl({ ...base, write: (block) => writeChunk(stream, block) });
+      const written = await output.commit();
+      return { ...written, rows: stats.rows, columns, stats, notes: [] };
+    } catch (error) {
+      await output.abort();
+      throw error;
+    }
   } finally {
     await source.close();
   }

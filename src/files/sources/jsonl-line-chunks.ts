@@ -28,10 +28,12 @@ export async function* jsonlLineChunks(
   name: string,
   /** Lines the caller has read so far (for the too-long line's number). */
   counted: { lines: number },
+  /** Only the bytes from..to (a segment that starts after a LF and ends after one, or at the end). */
+  range: { from: number; to: number } = { from: 0, to: Infinity },
 ): AsyncGenerator<LineChunk> {
   let buffer = Buffer.allocUnsafe(2 * chunkBytes);
   let carry = 0;
-  let position = 0;
+  let position = range.from;
   let start = 0;
   for (;;) {
     if (carry + chunkBytes > buffer.length) {
@@ -39,7 +41,7 @@ export async function* jsonlLineChunks(
       buffer.copy(larger, 0, 0, carry);
       buffer = larger;
     }
-    const bytesRead = await readAt(buffer, carry, chunkBytes, position);
+    const bytesRead = await readAt(buffer, carry, Math.min(chunkBytes, range.to - position), position);
     if (bytesRead === 0) break;
     if (position === 0 && bytesRead >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) start = 3;
     position += bytesRead;
