@@ -54,7 +54,8 @@ export async function segmentedCsv(
 ): Promise<SelectionStats | undefined> {
   const { source, columns, plan } = options;
   const data: SegmentThreadData = { location: options.location, bytes: source.bytes, selection: options.selection, columns, dialect: options.dialect };
-  const helper = new Worker(new URL('./csv-segment-thread.js', import.meta.url), { workerData: data });
+  // Its heap holds one segment's output (~half the segment): a bound well above that; dying past it means one thread.
+  const helper = new Worker(new URL('./csv-segment-thread.js', import.meta.url), { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 256 } });
   const replies = new Map<number, (reply: SegmentReply) => void>();
   let failed = false;
   const failAll = () => {
