@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { parquetThreads } from '../../src/tools/analysis/export-parquet.js';
 import { call, filesHost, ok, spillRows } from '../files/helpers.js';
 
 const rows = Array.from({ length: 300 }, (_, index) => ({
@@ -62,4 +64,11 @@ test('export_table parquet refuses bad paths and names, and leaves no temporary 
   assert.equal((await call(env, 'export_table', { source, format: 'parquet', filename: '../x.parquet' })).error?.code, 'INVALID_ARGUMENTS');
   assert.equal((await call(env, 'export_table', { source, format: 'parquet', columns: ['nope'] })).error?.code, 'SQL_ERROR');
   assert.deepEqual(await readdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs')).catch(() => []), []);
+});
+
+test('a Parquet export may use the file-building pool’s threads: workers.poolSize, one per core for 0, never fewer than analysis.threads', () => {
+  assert.equal(parquetThreads(1, 4), 4);
+  assert.equal(parquetThreads(8, 2), 8);
+  assert.equal(parquetThreads(1, 0), Math.max(1, availableParallelism()));
+  assert.equal(parquetThreads(1, 500), 64);
 });

@@ -1,8 +1,8 @@
 import { SpillwayError } from '../../errors.js';
 import { closeNames } from '../../util/close-names.js';
 import { formatCount } from '../../util/format.js';
-import { cellKind, isMixed, kindNames, kindOf } from './cell-kinds.js';
-import { compareCells } from './compare-cells.js';
+import { isMixed, kindNames, kindOf } from './cell-kinds.js';
+import { sortOrder } from './sort-order.js';
 import type { OutputColumn, Selection } from './selection.js';
 import type { TableSource } from '../sources/table-source.js';
 
@@ -130,8 +130,11 @@ export async function selectRows(options: SelectRowsOptions): Promise<SelectedRo
     stats.sourceRows = all.length;
     progress('sorting');
     const order = sortOrder(
-      all,
-      selection.sort.map((key) => ({ index: fields.indexOf(key.column), descending: key.direction === 'desc' })),
+      all.length,
+      selection.sort.map((key) => {
+        const index = fields.indexOf(key.column);
+        return { values: all.map((row) => row[index]), descending: key.direction === 'desc' };
+      }),
     );
     const end = Math.min(all.length, start + count);
     if (end - start > maxRows) refuse(end - start, false);
@@ -157,7 +160,7 @@ export async function selectRows(options: SelectRowsOptions): Promise<SelectedRo
  * Object.prototype (methods, or the prototype itself through "__proto__") can
  * never come from JSON, so it is recognised and treated as missing.
  */
-function project(row: Record<string, unknown>, fields: string[]): unknown[] {
+export function project(row: Record<string, unknown>, fields: string[]): unknown[] {
   const out = new Array<unknown>(fields.length);
   for (let index = 0; index < fields.length; index += 1) {
     const value = row[fields[index] as string];
@@ -167,57 +170,6 @@ function project(row: Record<string, unknown>, fields: string[]): unknown[] {
 }
 
 const objectPrototype: unknown = Object.prototype;
-
-/**
- * The row order of a sort, as indexes into `rows` (stable: ties keep their
- * source order). Sorting a Uint32Array of indexes over keys pulled into their
- * own array is several times faster than sorting the row arrays themselves; a
- * single key whose values are all numbers (or empty) goes through a
- * Float64Array with empty values as NaN. Same order as {@link compareCells}.
- */
-function sortOrder(rows: unknown[][], keys: { index: number; descending: boolean }[]): Uint32Array {
-  const order = new Uint32Array(rows.length);
-  for (let at = 0; at < order.length; at += 1) order[at] = at;
-  const only = keys.length === 1 ? keys[0] : undefined;
-  if (only !== undefined) {
-    const sign = only.descending ? -1 : 1;
-    let kinds = 0;
-    for (const row of rows) kinds |= kindOf(row[only.index]);
-    if (kinds === cellKind.number || kinds === 0) {
-      const values = new Float64Array(rows.length);
-      for (let at = 0; at < rows.length; at += 1) {
-        const value = rows[at]?.[only.index];
-        values[at] = typeof value === 'number' ? value : Number.NaN;
-      }
-      return order.sort((i, j) => {
-        const x = values[i] as number;
-        const y = values[j] as number;
-        if (x !== x) return y !== y ? i - j : 1;
-        if (y !== y) return -1;
-        return x === y ? i - j : (x < y ? -1 : 1) * sign;
-      });
-    }
-    if (kinds === cellKind.text) {
-      const values = rows.map((row) => row[only.index] as string | null);
-      return order.sort((i, j) => {
-        const x = values[i] as string | null;
-        const y = values[j] as string | null;
-        if (x === null) return y === null ? i - j : 1;
-        if (y === null) return -1;
-        return x === y ? i - j : (x < y ? -1 : 1) * sign;
-      });
-    }
-  }
-  return order.sort((i, j) => {
-    const a = rows[i] as unknown[];
-    const b = rows[j] as unknown[];
-    for (const key of keys) {
-      const result = compareCells(a[key.index], b[key.index], key.descending);
-      if (result !== 0) return result;
-    }
-    return i - j;
-  });
-}
 
 function requestedNames(selection: Selection): string[] | undefined {
   if (selection.columns === undefined) return undefined;
@@ -252,7 +204,8 @@ async function discoverColumns(source: TableSource, wanted: string[] | undefined
   return [...found];
 }
 
-function resolveColumns(selection: Selection, available: string[], sourceName: string): OutputColumn[] {
+/** The output columns of a selection, every named column checked against the source's. */
+export function resolveColumns(selection: Selection, available: string[], sourceName: string): OutputColumn[] {
   const known = new Set(available);
   const check = (name: string, role: string) => {
     // A source without rows has no columns to check against: the output gets the named header only.

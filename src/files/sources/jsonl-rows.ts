@@ -45,7 +45,8 @@ export async function* jsonlRows(chunks: AsyncIterable<string>, name: string): A
   }
 }
 
-function parseLine(text: string, start: number, end: number, lineNumber: number, name: string): Record<string, unknown> | undefined {
+/** One line as a row object; undefined for a blank line. Throws INVALID_JSON / NOT_A_TABLE naming the line. */
+export function parseLine(text: string, start: number, end: number, lineNumber: number, name: string): Record<string, unknown> | undefined {
   if (end > start && text.charCodeAt(end - 1) === 13) end -= 1;
   if (end === start) return undefined;
   const line = text.slice(start, end);

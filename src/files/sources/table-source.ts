@@ -31,6 +31,8 @@ export interface TableSource {
   /** Row count from the spill metadata, when present. */
   knownRows: number | undefined;
   batches(): AsyncIterable<Record<string, unknown>[]>;
+  /** Reads the file's bytes at `position` (the CSV export's JSONL transcoder reads bytes, not rows). */
+  readAt?(buffer: Buffer, offset: number, length: number, position: number): Promise<number>;
   /** Bytes read by the current pass. */
   readonly counter: ReadCounter;
   close(): Promise<void>;
@@ -103,7 +105,12 @@ async function describeSource(opened: OpenedSource): Promise<TableSource> {
     return readTextChunks(handle, counter);
   };
   const format = await detectFormat(opened);
-  const base = { name, format, bytes: opened.bytes, counter, close: () => handle.close() };
+  const readAt = async (buffer: Buffer, offset: number, length: number, position: number) => {
+    const { bytesRead } = await handle.read(buffer, offset, length, position);
+    counter.bytesRead = position + bytesRead;
+    return bytesRead;
+  };
+  const base = { name, format, bytes: opened.bytes, counter, readAt, close: () => handle.close() };
 
   if (format === 'csv') {
     const header = await readCsvHeader(chunks(), name);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
 import { selectionSql, type TableSelection } from '../../analysis/selection-sql.js';
@@ -76,7 +77,7 @@ async function exportParquet(engine: FilesSqlEngine, args: Record<string, unknow
       output: pending.tempPath,
       timeoutMs,
       memoryBytes,
-      threads,
+      threads: parquetThreads(threads, context.config.workers.poolSize),
       signal: context.signal,
     });
     finalPath = await pending.commit({ pickFreeName: true });
@@ -99,6 +100,16 @@ async function exportParquet(engine: FilesSqlEngine, args: Record<string, unknow
     },
     attachments: [attachment],
   };
+}
+
+/**
+ * DuckDB threads for a Parquet export: a file build like the pool's CSV and
+ * XLSX exports, so it may use as many threads as the file-building pool
+ * (`workers.poolSize`, 0 = one per core), never fewer than `analysis.threads`.
+ * One thread made a 1M-row export 1.57× DuckDB's own time on two cores.
+ */
+export function parquetThreads(analysisThreads: number, poolSize: number): number {
+  return Math.max(analysisThreads, Math.min(64, poolSize > 0 ? poolSize : availableParallelism()));
 }
 
 /**
