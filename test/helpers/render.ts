@@ -4,6 +4,7 @@
  * on which page, and whether they stay inside the page.
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,9 +18,21 @@ function onPath(command: string): string | undefined {
   return found.status === 0 && found.stdout.trim() !== '' ? found.stdout.trim() : undefined;
 }
 
-/** Why rendering cannot run here, or undefined when soffice, pdftotext and pdftoppm are all installed. */
+/** Why rendering cannot run here, or undefined when soffice (with Calc, Writer and Impress), pdftotext and pdftoppm are all installed. */
 export function renderUnavailable(): string | undefined {
   const missing = ['soffice', 'pdftotext', 'pdftoppm'].filter((command) => onPath(command) === undefined);
+  const soffice = onPath('soffice');
+  // soffice alone may be only Calc: Writer and Impress are libraries beside it (Debian's libreoffice-writer/-impress).
+  if (soffice !== undefined) {
+    const program = path.dirname(realpathSync(soffice));
+    for (const [library, component] of [
+      ['libsclo.so', 'libreoffice-calc'],
+      ['libswlo.so', 'libreoffice-writer'],
+      ['libsdlo.so', 'libreoffice-impress'],
+    ] as const) {
+      if (!existsSync(path.join(program, library))) missing.push(component);
+    }
+  }
   if (missing.length === 0) return undefined;
   return `${missing.join(', ')} not installed; .ci/run installs libreoffice-calc/-writer/-impress and poppler-utils`;
 }
