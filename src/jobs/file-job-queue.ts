@@ -316,14 +316,22 @@ export class FileJobQueue implements FileRunner {
 
   /** Stops a job: removed while it waits; a worker running it is told to stop (and drops it if it takes it later). */
   private async cancel(jobId: string): Promise<void> {
-    try {
-      await this.producer.set(cancelledKey(this.options.keyPrefix, jobId), '1', 'PX', 3_600_000);
-      await this.queue.remove(jobId);
-      // Told to the workers whatever the removal said: a worker taking the job this instant
-      // is told too (and one taking it later finds the cancelled key).
-      await this.producer.publish(cancelChannel(this.options.keyPrefix), jobId);
-    } catch (error) {
-      this.options.logger.warn({ err: error, jobId }, 'file jobs: could not cancel a job (it may still build its file)');
+    // Each step on its own: a removal that fails (the job is running, Redis hiccups) must not
+    // keep the workers from being told, nor the other way round.
+    const steps: [string, () => Promise<unknown>][] = [
+      // A worker that takes the job later finds this key and drops it.
+      ['mark', () => this.producer.set(cancelledKey(this.options.keyPrefix, jobId), '1', 'PX', 3_600_000)],
+      // A worker running it (or taking it this instant) stops it.
+      ['tell', () => this.producer.publish(cancelChannel(this.options.keyPrefix), jobId)],
+      // A job still waiting goes at once.
+      ['remove', () => this.queue.remove(jobId)],
+    ];
+    for (const [step, run] of steps) {
+      try {
+        await run();
+      } catch (error) {
+        this.options.logger.warn({ err: error, jobId, step }, 'file jobs: a step of cancelling a job failed (it may still build its file)');
+      }
     }
   }
 

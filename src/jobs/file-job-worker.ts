@@ -139,7 +139,7 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
   worker.on('stalled', (jobId) => logger.warn({ jobId }, 'file jobs: a job lost its worker; it is taken again'));
   // A cancelled job's record goes once its run has ended (a running job cannot be removed).
   worker.on('completed', (job, reply: FileJobReply) => {
-    if (!reply.ok && reply.cancelled === true) void job.remove().catch(() => undefined);
+    if (!reply.ok && reply.cancelled === true) void removeFinished(job);
   });
 
   try {
@@ -223,4 +223,21 @@ async function closeAll(
   await pool.close();
   await charts()?.close();
   connections.stop();
+}
+
+/**
+ * Removes a finished job's record. BullMQ refuses to remove a job it still
+ * holds locked, which it may for an instant after 'completed' under load; a
+ * few tries a while apart (at most ~1.5 s in all), then the record is left to
+ * removeOnComplete.
+ */
+async function removeFinished(job: Job): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    try {
+      await job.remove();
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+    }
+  }
 }
