@@ -90,27 +90,27 @@ export async function writeSpill(target: SpillTarget, content: SpillContent): Pr
   const expires = new Date(target.now.getTime() + target.retentionDays * 86_400_000);
   const small = smallContent(content);
   if (small !== undefined) {
+    // The sidecar's reference is the spill's: made once per candidate name, the one published is returned.
+    let ref: SpillRef | undefined;
     const publish = () =>
       publishSmallFileSync(nameFor(sequence), small.bytes, {
         nextName: () => nameFor((sequence += 1)),
-        sidecar: (finalPath) => ({
-          path: `${finalPath}${metadataSuffix}`,
-          data: sidecarText(
-            refFor({ target, content, finalPath, bytes: small.bytes.byteLength, expires, replacedInvalidUnicode: small.replacedInvalidUnicode }),
-          ),
-        }),
+        sidecar: (finalPath) => {
+          ref = refFor({ target, content, finalPath, bytes: small.bytes.byteLength, expires, replacedInvalidUnicode: small.replacedInvalidUnicode });
+          return { path: `${finalPath}${metadataSuffix}`, data: sidecarText(ref) };
+        },
       });
-    let finalPath: string;
     try {
-      finalPath = publish();
+      publish();
     } catch (error) {
       // The retention sweep removes empty folders; make them again once rather than fail every later spill.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       await sandbox.ensure({ recheck: true });
-      finalPath = publish();
+      publish();
     }
     lastSequence.set(sandbox, Math.max(lastSequence.get(sandbox) ?? 0, sequence));
-    return refFor({ target, content, finalPath, bytes: small.bytes.byteLength, expires, replacedInvalidUnicode: small.replacedInvalidUnicode });
+    if (ref === undefined) throw new Error('spill published without its metadata');
+    return ref;
   }
 
   const pending = await createPendingFile(nameFor(sequence)).catch(async (error: NodeJS.ErrnoException) => {

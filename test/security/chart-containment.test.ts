@@ -9,6 +9,7 @@ import { ChartPool } from '../../src/charts/chart-pool.js';
 import { sanitizeSvg } from '../../src/charts/sanitize-svg.js';
 import { SpillwayError } from '../../src/errors.js';
 import { call, filesHost, spillRows } from '../files/helpers.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 // Issue 20, "no single call can take the server down": each spec below once ended the whole
 // server in V8's "heap out of memory" or resvg's native pixel buffer. Now each is refused before
@@ -285,9 +286,9 @@ test('no chart process outlives the host, idle or in the middle of a chart', asy
   );
 });
 
-/** Resolves once the process is gone (waits on the condition, decides nothing by time). */
-async function untilGone(pid: number): Promise<void> {
-  while (!gone(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+/** Resolves once the process is gone (the shared bounded condition wait; nothing is decided by time). */
+function untilGone(pid: number): Promise<void> {
+  return waitFor(() => gone(pid), `chart process ${pid} to exit`);
 }
 
 test('a chart process is reused while it stays small, ended when its RSS passed the bound after a call, and replaced when charts.memoryBytes changes', async (t) => {
