@@ -72,8 +72,3 @@ export function findInjections(text: string): InjectionMatch[] {
   }
   return found;
 }
-
-/** The rule sources, for the prefilter. */
-export function injectionRuleSources(): string[] {
-  return injectionRules.map((rule) => rule.pattern);
-}

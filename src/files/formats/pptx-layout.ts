@@ -19,7 +19,7 @@ export const maxRowShare = 1 / 2;
 export const cellPad = { x: 0.1, y: 0.05 };
 export const master = 'SPILLWAY_CONTENT';
 export const titleMaster = 'SPILLWAY_TITLE';
-export const accent = '1F3864';
+const accent = '1F3864';
 
 /** The title slide and content slide masters: title placeholder, accent rule, slide numbers. */
 export function defineMasters(pptx: Presentation): void {
