@@ -8,6 +8,7 @@ import type { ToolContext, ToolDefinition, ToolOutput } from '../../host/tool.js
 import { describeAttachment } from '../../outputs/attachments.js';
 import { asDiskError, createPendingFile, toDiskErrorFromText } from '../../sandbox/index.js';
 import { formatBytes, plural } from '../../util/format.js';
+import { exportTableLead, localFormats } from '../files/export-table.js';
 
 const parquetSentence =
   'format "parquet" writes an Apache Parquet file (typed columns, compressed; for pandas, Spark, DuckDB, BI tools) with the same columns/sort/range.';
@@ -123,7 +124,7 @@ export function withParquetExport(exportTable: ToolDefinition, engine: FilesSqlE
     ...exportTable,
     // The first sentence names every format: it is what a client's tool list shows.
     description: (config: Config) =>
-      `${(typeof base === 'function' ? base(config) : base).replace('a CSV or Excel (XLSX) file', 'a CSV, Excel (XLSX) or Parquet file')} ${parquetSentence}`,
+      `${(typeof base === 'function' ? base(config) : base).replace(exportTableLead(localFormats), exportTableLead('CSV, Excel (XLSX) or Parquet'))} ${parquetSentence}`,
     inputSchema: withParquetFormat(exportTable.inputSchema) as ToolDefinition['inputSchema'],
     handler(args, context) {
       return args.format === 'parquet' ? exportParquet(engine, args, context) : exportTable.handler(args, context);

@@ -14,13 +14,21 @@ import type { SheetPart, TableResult, TableTask } from '../../files/pool/worker-
 import { checkTableOptions, maxSources } from './table-options.js';
 import { exportTableOutput } from './file-tool-output.js';
 
+/** The formats export_table builds itself, as its first sentence names them. */
+export const localFormats = 'CSV or Excel (XLSX)';
+
+/** export_table's first sentence, naming its formats (a wrapper that adds a format names it here too). */
+export function exportTableLead(formats: string): string {
+  return `Build a ${formats} file for the user from a table file in the sandbox, and attach it as a download.`;
+}
+
 /** export_table: a CSV or XLSX file in outputs/ built by a worker from a spill path. */
 export function exportTableTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'export_table',
     outputSchema: exportTableOutput,
     description: [
-      'Build a CSV or Excel (XLSX) file for the user from a table file in the sandbox, and attach it as a download.',
+      exportTableLead(localFormats),
       'Pass the PATH of the data, e.g. the spill path a query returned ("results/0007-query_sql.jsonl"); never pass or retype the rows themselves: the file is read directly, so a 200-byte call exports a million rows exactly.',
       'Sources: JSONL spills, JSON arrays of objects, CSV files with a header.',
       'Optional: columns (names or {"name","header","format"}, in output order; format "number", "integer", "percent", "currency" (with "currency": "EUR"), "date", "datetime" or "text", inferred from the values when absent), sort ({"column","direction"} or a list; stable, numbers as numbers, empty values last), range ({"start","count"} after sorting, rows count from 0), filename (a plain name; a taken name gets a new one, which is reported), locale (default "en-US"), timeZone (IANA name; timestamps with offsets and epoch time columns are converted to it, default "UTC").',
