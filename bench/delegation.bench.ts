@@ -11,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { packageRoot } from '../src/config/package-root.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 
 const fixture = path.join(packageRoot, 'dist', 'test', 'fixtures', 'recording-upstream.js');
 const spillwayBin = path.join(packageRoot, 'bin', 'spillway.js');
@@ -103,17 +104,8 @@ async function proxyOverhead(): Promise<void> {
 
 // ---------------------------------------------------------------- tokens
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run measures the same text. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers, so every run measures the same text. */
+const random = seededRandom;
 
 const words =
   'the worker thread crashes when the queue drains during shutdown after a timeout while the connection pool releases a handle that another request still holds so the scheduler retries and the lock is never released'.split(

@@ -3,18 +3,10 @@
 // the tests (every planted secret found, no near-miss) and bench/screening.bench.ts
 // (recall and false-positive counts). Every value is made up by a seeded generator.
 import type { SecretKind } from '../../src/screening/index.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
-/** A small seeded generator (mulberry32): the same corpus on every run. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The corpus's generator: the same corpus on every run. */
+export const seeded = seededRandom;
 
 const upper = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const alnum = `${upper}abcdefghijklmnopqrstuvwxyz0123456789`;

@@ -4,17 +4,11 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { tempHost } from '../helpers/temp-host.js';
 import { runScript, scriptResult } from './helpers.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 /** A seeded generator of strings over much of Unicode: no lone surrogates, but controls, quotes, astral characters, U+2028. */
 function unicodeStrings(seed: number): (length: number) => string {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const ranges: [number, number][] = [
     [0x20, 0x7e], // ASCII
     [0x00, 0x1f], // controls, NUL, tab, newline
