@@ -113,3 +113,49 @@ test('every file under src/host/ is scanned, and none reaches tools, retention, 
   const reached = crossings().filter((edge) => edge.from === 'host' && higher.includes(edge.to));
   assert.deepEqual(reached, []);
 });
+
+/** Every import cycle among src/ files (static and type-only imports alike), each as a path of files. */
+function importCycles(): string[] {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(srcRoot)) {
+    graph.set(
+      file,
+      importsOf(readFileSync(file, 'utf8')).map((specifier) => path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts')),
+    );
+  }
+  const onPath = new Set<string>();
+  const done = new Set<string>();
+  const cycles: string[] = [];
+  const visit = (file: string, trail: string[]): void => {
+    onPath.add(file);
+    trail.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (onPath.has(target))
+        cycles.push(
+          trail
+            .slice(trail.indexOf(target))
+            .map((f) => path.relative(srcRoot, f))
+            .join(' -> '),
+        );
+      else if (!done.has(target)) visit(target, trail);
+    }
+    trail.pop();
+    onPath.delete(file);
+    done.add(file);
+  };
+  for (const file of graph.keys()) if (!done.has(file)) visit(file, []);
+  return cycles;
+}
+
+test('no two modules of src/ import each other, directly or round a longer loop', () => {
+  assert.ok(sourceFiles(srcRoot).length > 100, 'the scan found the source files');
+  assert.deepEqual(importCycles(), []);
+});
+
+test('no file in src/ or workers/ is over 400 lines', () => {
+  const long = [...sourceFiles(srcRoot), ...sourceFiles(path.join(packageRoot, 'workers'))]
+    .map((file) => ({ file: path.relative(packageRoot, file), lines: readFileSync(file, 'utf8').split('\n').length }))
+    .filter((entry) => entry.lines > 400);
+  assert.deepEqual(long, []);
+});
