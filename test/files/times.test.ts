@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import XLSX from 'xlsx';
+import { main } from '../../src/cli/main.js';
 import { displayFormatter } from '../../src/files/columns/format-values.js';
 import { inferFormat } from '../../src/files/columns/infer-format.js';
 import { epochDate, parseIsoDate } from '../../src/files/columns/iso-date.js';
@@ -132,4 +135,32 @@ test('build_document: timeZone in the spec converts offsets in tables and the he
   const bad = await call(env, 'build_document', { format: 'docx', spec: { ...spec, timeZone: 'Nowhere' } });
   assert.equal(bad.isError, true);
   assert.match(bad.text, /\$\.timeZone "Nowhere" is not a time zone/);
+});
+
+test('draw_table and spillway export take a time zone per call, name it in the header and refuse an unknown one', async (t) => {
+  const env = await filesHost();
+  const dir = await mkdtemp(path.join(tmpdir(), 'spillway-zone-'));
+  t.after(() => Promise.all([env.cleanup(), rm(dir, { recursive: true, force: true })]));
+  const rows = [{ at: '2026-03-01T10:00:00+02:00' }, { at: '2026-03-01T09:00:00-05:00' }];
+  const source = await spillRows(env, rows);
+  const utc = await call(env, 'draw_table', { source });
+  assert.match(utc.text, /\| at \(UTC\) \|[\s\S]*Mar 1, 2026, 08:00 AM[\s\S]*Mar 1, 2026, 02:00 PM/);
+  assert.match(utc.text, /the times in "at" .* are shown in UTC/);
+  const tokyo = await call(env, 'draw_table', { source, timeZone: 'Asia/Tokyo' });
+  assert.match(tokyo.text, /\| at \(Asia\/Tokyo\) \|[\s\S]*Mar 1, 2026, 05:00 PM[\s\S]*Mar 1, 2026, 11:00 PM/);
+  const bad = await call(env, 'draw_table', { source, timeZone: 'Nowhere' });
+  assert.equal(bad.isError, true);
+  assert.match(bad.text, /timeZone "Nowhere" is not a time zone/);
+
+  const file = path.join(dir, 'times.jsonl');
+  await writeFile(file, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  const lines: string[] = [];
+  const io = { out: (text: string) => void lines.push(text), err: (text: string) => void lines.push(text), interactive: false };
+  assert.equal(await main(['export', file, '-o', path.join(dir, 'times.docx'), '--time-zone', 'America/New_York'], io), 0, lines.join('\n'));
+  const xml = xmlUnescape(await zipText(path.join(dir, 'times.docx'), 'word/document.xml'));
+  assert.match(xml, /at \(America\/New_York\)/);
+  assert.match(xml, /Mar 1, 2026, 03:00 AM/, '08:00 UTC is 03:00 in New York');
+  assert.match(lines.join('\n'), /shown in America\/New_York/);
+  assert.equal(await main(['export', file, '-o', path.join(dir, 'x.csv'), '--time-zone', 'Nowhere'], io), 1);
+  assert.match(lines.join('\n'), /--time-zone "Nowhere" is not a time zone/);
 });

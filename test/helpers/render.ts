@@ -110,3 +110,22 @@ export function wordsOutsidePage(pages: PdfPage[]): { page: number; word: PdfWor
 export async function renderPng(pdf: string, prefix: string, dpi = 60): Promise<void> {
   await run('pdftoppm', ['-png', '-r', String(dpi), pdf, prefix], { timeout: 300_000 });
 }
+
+/** Font families that draw Chinese, Japanese and Korean, Arabic, Hebrew and emoji, with the Debian package of each. */
+const scriptFonts = [
+  ['Noto Sans CJK', 'fonts-noto-cjk'],
+  ['Noto Sans Arabic', 'fonts-noto-core'],
+  ['Noto Sans Hebrew', 'fonts-noto-core'],
+  ['Noto Color Emoji', 'fonts-noto-color-emoji'],
+] as const;
+
+/** Why CJK, RTL and emoji text cannot be rendered here (fc-list lacks a font), or undefined when the Noto fonts are installed. */
+export function scriptFontsUnavailable(): string | undefined {
+  const listed = spawnSync('fc-list', [':', 'family'], { encoding: 'utf8' });
+  if (listed.status !== 0) return 'fc-list (fontconfig) is not installed';
+  const families = listed.stdout.toLowerCase();
+  const missing = scriptFonts.filter(([family]) => !families.includes(family.toLowerCase()));
+  if (missing.length === 0) return undefined;
+  const packages = [...new Set(missing.map(([, name]) => name))].join(', ');
+  return `${missing.map(([family]) => family).join(', ')} not installed (fc-list); .ci/run installs ${packages}`;
+}

@@ -5,6 +5,7 @@ import { loadConfig } from '../../config/load-config.js';
 import { SpillwayError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
 import { selectionNotes } from '../../files/selection/selection-notes.js';
+import { checkTimeZone } from '../../files/columns/iso-date.js';
 import { FilePool } from '../../files/pool/file-pool.js';
 import type { ProgressMessage } from '../../files/pool/worker-task.js';
 import { normalizeSelection } from '../../files/selection/selection.js';
@@ -23,6 +24,8 @@ header) with the same worker code the export_table tool uses.
   --columns LIST     columns in output order; NAME:Header renames: id,amount:Amount (EUR)
   --sort LIST        sort keys, first key first: amount:desc,name (default asc)
   --range START:COUNT  rows after sorting, counted from 0: 0:100; START: runs to the end
+  --time-zone ZONE   IANA zone that timestamps with UTC offsets and epoch time columns
+                     are shown in, named in their headers (default UTC): Europe/Berlin
   --force            replace FILE when it exists (otherwise the export is refused)
   --json             print the result as JSON (for scripts)
   --config FILE      configuration (worker pool size, documents.maxTableRows)
@@ -47,6 +50,7 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
       columns: { type: 'string' },
       sort: { type: 'string' },
       range: { type: 'string' },
+      'time-zone': { type: 'string' },
       force: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       config: { type: 'string' },
@@ -66,6 +70,8 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
   }
   const selection = normalizeSelection({ columns: parseColumns(values.columns), sort: parseSort(values.sort), range: parseRange(values.range) });
 
+  const timeZone = values['time-zone'] === undefined ? {} : { timeZone: checkTimeZone(values['time-zone'], '--time-zone') };
+
   const config = loadConfig({ file: values.config });
   const pool = new FilePool({ ...config.workers, logger: createLogger(commandLogLevel(config.log.level)) });
   const bar = io.interactive ? progressBar() : undefined;
@@ -73,7 +79,7 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
     const target = { kind: 'local' as const, path: output, overwrite: values.force };
     const run = { ...(bar === undefined ? {} : { onProgress: bar.update }) };
     if (format === 'csv' || format === 'xlsx') {
-      const task: TableTask = { source: { kind: 'local', path: source }, selection, output: target };
+      const task: TableTask = { source: { kind: 'local', path: source }, selection, output: target, ...timeZone };
       const result = await pool.run<TableResult>(format, task, run);
       bar?.done();
       const notes = [...selectionNotes({ source, selection, stats: result.stats }), ...result.notes];
@@ -85,7 +91,7 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
           ),
         );
     } else {
-      const spec = { title: path.basename(source), blocks: [{ type: 'table' as const, source, selection }] };
+      const spec = { title: path.basename(source), ...timeZone, blocks: [{ type: 'table' as const, source, selection }] };
       const task: DocumentTask = { spec, sources: { kind: 'local' }, output: target, maxTableRows: config.documents.maxTableRows };
       const result = await pool.run<DocumentResult>(format, task, run);
       bar?.done();

@@ -10,6 +10,8 @@ export interface SizedMarkdown {
   shown: number;
   /** Cells cut to maxMarkdownCellChars: how many, and the first few as {row (1-based), column}. */
   cut: { count: number; first: { row: number; column: string }[] };
+  /** Per column: its times were moved into the stated zone (its header names it). */
+  zoned: boolean[];
 }
 
 /**
@@ -21,9 +23,15 @@ export interface SizedMarkdown {
  * right-aligned; a cell over 500 characters is cut with "…"; cells can carry
  * no HTML, links or images (neutralizeMarkdown).
  */
-export function sizedMarkdownTable(options: { columns: OutputColumn[]; rows: unknown[][]; locale: string; maxBytes: number }): SizedMarkdown {
-  const { columns, rows, locale, maxBytes } = options;
-  const text = tableText({ columns, rows, locale, maxCellChars: maxMarkdownCellChars });
+export function sizedMarkdownTable(options: {
+  columns: OutputColumn[];
+  rows: unknown[][];
+  locale: string;
+  maxBytes: number;
+  timeZone?: string;
+}): SizedMarkdown {
+  const { columns, rows, locale, maxBytes, timeZone } = options;
+  const text = tableText({ columns, rows, locale, maxCellChars: maxMarkdownCellChars, ...(timeZone === undefined ? {} : { timeZone }) });
   const lines = [
     `| ${text.headers.map((header) => neutralizeMarkdown(header) || ' ').join(' | ')} |`,
     `| ${text.numeric.map((right) => (right ? '---:' : '---')).join(' | ')} |`,
@@ -45,5 +53,5 @@ export function sizedMarkdownTable(options: { columns: OutputColumn[]; rows: unk
     shown === text.cells.length
       ? text.cut.count
       : text.cells.slice(0, shown).reduce((sum, row) => sum + row.filter((value) => value.endsWith('…') && value.length === maxMarkdownCellChars).length, 0);
-  return { markdown: lines.join('\n'), shown, cut };
+  return { markdown: lines.join('\n'), shown, cut, zoned: text.zoned };
 }

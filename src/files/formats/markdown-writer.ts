@@ -25,8 +25,17 @@ export async function drawMarkdown(task: MarkdownTask, progress: (message: Progr
       rows,
       locale: task.locale ?? defaultLocale,
       maxBytes: task.maxBytes ?? Number.POSITIVE_INFINITY,
+      ...(task.timeZone === undefined ? {} : { timeZone: task.timeZone }),
     });
-    return { markdown: sized.markdown, rows: sized.shown, selectedRows: rows.length, cutCells: sized.cut, columns: selected.columns, stats: selected.stats };
+    return {
+      markdown: sized.markdown,
+      rows: sized.shown,
+      selectedRows: rows.length,
+      cutCells: sized.cut,
+      columns: selected.columns,
+      zoned: sized.zoned,
+      stats: selected.stats,
+    };
   } finally {
     await source.close();
   }

@@ -5,6 +5,7 @@ import type { ColumnFormat } from '../columns/column-format.js';
 import { defaultLocale, displayFormatter, excelNumberFormat, excelValue, isNumericFormat } from '../columns/format-values.js';
 import { zonedColumns, zonedHeader, zoneNote } from '../columns/time-zone-label.js';
 import { resolveFormats } from '../columns/resolve-formats.js';
+import { displayCells } from '../layout/text-width.js';
 import { selectRows } from '../selection/select-rows.js';
 import { dataRowsPerSheet, excelCellCharLimit, excelSheetColumnLimit, excelSheetRowLimit, tooWideForSheet } from './sheet-limit.js';
 import { SheetNames } from './sheet-names.js';
@@ -206,13 +207,13 @@ function formatOf(part: SheetPart, name: string): { format?: ColumnFormat } {
   return format === undefined ? {} : { format };
 }
 
-/** Widths in Excel's units (about one digit each) from the header and the formatted sample text. */
+/** Widths in Excel's units (about one digit each; a CJK character or an emoji takes two) from the header and the formatted sample text. */
 function columnWidths(headers: string[], formats: ColumnFormat[], sample: unknown[][], locale: string): number[] {
   return headers.map((header, index) => {
     const show = displayFormatter(formats[index] as ColumnFormat, locale);
     // The header needs room for the filter button too.
-    let longest = header.length + 2;
-    for (const row of sample) longest = Math.max(longest, Math.min(show(row[index]).length, 200));
+    let longest = displayCells(header) + 2;
+    for (const row of sample) longest = Math.max(longest, Math.min(displayCells(show(row[index])), 200));
     // Half a unit over a whole number: exceljs drops a column whose width is exactly its default (9).
     return Math.min(60, Math.max(8, longest + 2)) + 0.5;
   });

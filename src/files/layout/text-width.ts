@@ -7,8 +7,43 @@
 const narrow = new Set("iljtfrI.,;:'!|()[]{} ");
 const wide = new Set('mwMWOQGDHNUC@%&');
 
+const marks = /^\p{M}$/u;
+
+/** Marks, joiners, variation selectors and skin tones: drawn on or between the characters around them, no width of their own. */
+function isZeroWidth(code: number, char: string): boolean {
+  return (
+    (code >= 0x200b && code <= 0x200f) ||
+    code === 0x2060 ||
+    (code >= 0xfe00 && code <= 0xfe0f) ||
+    (code >= 0x1f3fb && code <= 0x1f3ff) ||
+    (code >= 0xe0100 && code <= 0xe01ef) ||
+    marks.test(char)
+  );
+}
+/** Pictographs (emoji) from U+2300 on (below it ©, ® and ™ are text): Noto Color Emoji draws them about 1.25 em wide. */
+const pictographs = /^\p{Extended_Pictographic}$/u;
+
+function isPictograph(code: number, char: string): boolean {
+  return code >= 0x2300 && pictographs.test(char);
+}
+/**
+ * East Asian wide and full-width characters (Hangul, CJK ideographs, kana,
+ * full-width forms): one em each, about two average Latin characters.
+ */
+const eastAsianWide =
+  /^[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{20000}-\u{3FFFD}]$/u;
+/** Chinese and Japanese text breaks between any two of these (Korean breaks at spaces, like Latin). */
+const breaksAround = /([\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\uFF00-\uFF60\u{20000}-\u{3FFFD}])/u;
+
 function charEms(code: number, char: string): number {
-  if (code >= 0x2e80) return 1; // CJK, Hangul, full-width forms: one em each
+  if (code < 0x80) return latinEms(code, char);
+  if (isZeroWidth(code, char)) return 0;
+  if (eastAsianWide.test(char)) return 1;
+  if (isPictograph(code, char)) return 1.25;
+  return latinEms(code, char);
+}
+
+function latinEms(code: number, char: string): number {
   if (narrow.has(char)) return 0.32;
   if (wide.has(char)) return 0.86;
   if (code >= 65 && code <= 90) return 0.68; // other capitals
@@ -23,11 +58,31 @@ export function textEms(text: string): number {
   return ems;
 }
 
-/** Width of the longest unbreakable word, in ems: the narrowest a column may get without splitting a word. */
+/**
+ * Width of the longest unbreakable word, in ems: the narrowest a column may
+ * get without splitting a word. Chinese and Japanese text may break between
+ * any two characters, so each of them is a word of its own.
+ */
 export function longestWordEms(text: string): number {
   let longest = 0;
-  for (const word of text.split(/\s+/)) longest = Math.max(longest, textEms(word));
+  for (const word of text.split(/\s+/)) for (const piece of word.split(breaksAround)) longest = Math.max(longest, textEms(piece));
   return longest;
+}
+
+/**
+ * Width of `text` in the character cells of a fixed grid (Excel's column
+ * width unit, about one digit): wide East Asian characters and emoji take
+ * two, marks and joiners none, everything else one.
+ */
+export function displayCells(text: string): number {
+  let cells = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code < 0x80) cells += 1;
+    else if (isZeroWidth(code, char)) continue;
+    else cells += eastAsianWide.test(char) || isPictograph(code, char) ? 2 : 1;
+  }
+  return cells;
 }
 
 /**

@@ -83,6 +83,8 @@ export interface MarkdownTask extends TaskBase {
   /** UTF-8 bytes the table may take, so it and its footer fit what the model reads inline. */
   maxBytes?: number;
   locale?: string;
+  /** IANA zone that timestamps with offsets and epoch columns are shown in (default UTC). */
+  timeZone?: string;
 }
 
 /** What a worker reports about a file it wrote. */
@@ -132,6 +134,8 @@ export interface MarkdownResult {
   /** Cells cut with "…" among the rows shown. */
   cutCells: { count: number; first: { row: number; column: string }[] };
   columns: OutputColumn[];
+  /** Per column: its times were moved into the stated zone (its header names it). */
+  zoned: boolean[];
   stats: SelectionStats;
 }
 
