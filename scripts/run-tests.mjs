@@ -51,11 +51,13 @@ function find(dir) {
   });
 }
 
-const area = (file) => path.relative(root, file).split(path.sep)[0];
+/** A test file's path below dist/test/, with forward slashes. */
+const relative = (file) => path.relative(root, file).split(path.sep).join('/');
+const area = (file) => relative(file).split('/')[0];
 const files = find(root)
   // Match below dist/test/, so a checkout folder name never matches every file.
-  .filter((file) => filter.length === 0 || filter.some((part) => path.relative(root, file).includes(part)))
-  .filter((file) => !runtimeOnly || (runtimeAreas.includes(area(file)) && !officeRenderFiles.includes(path.relative(root, file).split(path.sep).join('/'))))
+  .filter((file) => filter.length === 0 || filter.some((part) => relative(file).includes(part)))
+  .filter((file) => !runtimeOnly || (runtimeAreas.includes(area(file)) && !officeRenderFiles.includes(relative(file))))
   .sort();
 if (files.length === 0) {
   console.error(`no test files found under ${root}${filter.length ? ` matching ${filter.join(', ')}` : ''}`);

@@ -1,8 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { TestContext } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import JSZip from 'jszip';
 import type { ExecuteResult } from '../../src/host/host.js';
+import { renderUnavailable } from '../helpers/render.js';
 import { tempHost, type TempHost } from '../helpers/temp-host.js';
 
 /** A temporary host whose spill threshold is 1 character, so even tiny test tables spill to JSONL. */
@@ -127,4 +130,24 @@ export function csvText(value: unknown): string {
   }
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
+}
+
+/**
+ * A files host and a folder for the PDFs of a render test, both removed when the test ends;
+ * undefined (and the test skipped, saying why) when LibreOffice, poppler or a needed font is missing.
+ */
+export async function renderHost(
+  t: TestContext,
+  prefix: string,
+  alsoMissing: () => string | undefined = () => undefined,
+): Promise<{ env: TempHost; pdfDir: string } | undefined> {
+  const missing = renderUnavailable() ?? alsoMissing();
+  if (missing !== undefined) {
+    t.skip(missing);
+    return undefined;
+  }
+  const env = await filesHost();
+  const pdfDir = await mkdtemp(path.join(tmpdir(), prefix));
+  t.after(() => Promise.all([env.cleanup(), rm(pdfDir, { recursive: true, force: true })]));
+  return { env, pdfDir };
 }

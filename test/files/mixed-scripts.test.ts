@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import { measureColumns } from '../../src/files/layout/column-widths.js';
 import { displayCells, longestWordEms, textEms } from '../../src/files/layout/text-width.js';
-import { readPdf, renderPdf, renderUnavailable, scriptFontsUnavailable, wordsOutsidePage, type PdfPage } from '../helpers/render.js';
-import { call, filesHost, ok, outputPath, spillRows, zipText } from './helpers.js';
+import { readPdf, renderPdf, scriptFontsUnavailable, wordsOutsidePage, type PdfPage } from '../helpers/render.js';
+import { call, ok, outputPath, spillRows, zipText, renderHost } from './helpers.js';
 
 /** Chinese, Japanese, Korean, Hebrew, Arabic and emoji text beside Latin, as a customer table may hold it. */
 const rows = [
@@ -48,14 +45,9 @@ function wordsOf(pages: PdfPage[]): Set<string> {
 }
 
 test('rendered by LibreOffice (slow: one office conversion of three files), CJK, Hebrew, Arabic and emoji cells show in DOCX, PPTX and XLSX, inside the page', async (t) => {
-  const missing = renderUnavailable() ?? scriptFontsUnavailable();
-  if (missing !== undefined) {
-    t.skip(missing);
-    return;
-  }
-  const env = await filesHost();
-  const pdfDir = await mkdtemp(path.join(tmpdir(), 'spillway-scripts-'));
-  t.after(() => Promise.all([env.cleanup(), rm(pdfDir, { recursive: true, force: true })]));
+  const rendering = await renderHost(t, 'spillway-scripts-', scriptFontsUnavailable);
+  if (rendering === undefined) return;
+  const { env, pdfDir } = rendering;
   const source = await spillRows(env, rows);
   const spec = { title: 'Customers', blocks: [{ type: 'table', source, title: 'Mixed scripts' }] };
   const docx = ok(await call(env, 'build_document', { format: 'docx', spec, filename: 'scripts-report.docx' }));

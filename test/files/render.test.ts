@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { chartPng } from '../fixtures/reference-images.js';
 import { referenceRows, referenceSpec } from '../fixtures/reference-report.js';
-import { readPdf, renderPdf, renderUnavailable, wordsOutsidePage, type PdfPage } from '../helpers/render.js';
-import { call, filesHost, ok, outputPath, spillRows } from './helpers.js';
+import { readPdf, renderPdf, wordsOutsidePage, type PdfPage } from '../helpers/render.js';
+import { call, ok, outputPath, spillRows, renderHost } from './helpers.js';
 
 /** Sentences with numbered markers, long enough to need more than one slide. */
 const longParagraph = Array.from({ length: 60 }, (_, index) => `Marker${index + 1} says the review found nothing unusual in this part of the month.`).join(' ');
@@ -16,14 +14,9 @@ function allText(pages: PdfPage[]): string {
 }
 
 test('rendered by LibreOffice, the reference report, deck and workbook show every row and heading, inside the page, with no path in a caption', async (t) => {
-  const missing = renderUnavailable();
-  if (missing !== undefined) {
-    t.skip(missing);
-    return;
-  }
-  const env = await filesHost();
-  const pdfDir = await mkdtemp(path.join(tmpdir(), 'spillway-render-'));
-  t.after(() => Promise.all([env.cleanup(), rm(pdfDir, { recursive: true, force: true })]));
+  const rendering = await renderHost(t, 'spillway-render-');
+  if (rendering === undefined) return;
+  const { env, pdfDir } = rendering;
   const rows = referenceRows(40);
   const source = await spillRows(env, rows);
   await env.host.sandbox.conversation('c1').ensure();

@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { measureColumns } from '../../src/files/layout/column-widths.js';
@@ -9,8 +6,8 @@ import { cutToLines } from '../../src/files/layout/table-pages.js';
 import { planTable } from '../../src/files/layout/table-plan.js';
 import { textEms, wrappedLines } from '../../src/files/layout/text-width.js';
 import { wideRows } from '../fixtures/wide-table.js';
-import { readPdf, renderPdf, renderUnavailable, wordsOutsidePage, type PdfPage } from '../helpers/render.js';
-import { call, filesHost, ok, outputPath, spillRows, xmlUnescape, zipText } from './helpers.js';
+import { readPdf, renderPdf, wordsOutsidePage, type PdfPage } from '../helpers/render.js';
+import { call, filesHost, ok, outputPath, spillRows, xmlUnescape, zipText, renderHost } from './helpers.js';
 
 const padding = 12;
 
@@ -121,14 +118,9 @@ function brokenWords(pages: PdfPage[], known: Set<string>): string[] {
 }
 
 test('rendered by LibreOffice (slow: two office conversions): 25 columns × 200 rows with 2,000-character notes stay readable in DOCX and PPTX', async (t) => {
-  const missing = renderUnavailable();
-  if (missing !== undefined) {
-    t.skip(missing);
-    return;
-  }
-  const env = await filesHost();
-  const pdfDir = await mkdtemp(path.join(tmpdir(), 'spillway-wide-'));
-  t.after(() => Promise.all([env.cleanup(), rm(pdfDir, { recursive: true, force: true })]));
+  const rendering = await renderHost(t, 'spillway-wide-');
+  if (rendering === undefined) return;
+  const { env, pdfDir } = rendering;
   const rows = wideRows(200);
   const source = await spillRows(env, rows);
   const breaks = await spillRows(env, [{ id: 1, text: 'Line one\nLine two\nLine three' }]);

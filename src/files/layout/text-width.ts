@@ -35,12 +35,28 @@ const eastAsianWide =
 /** Chinese and Japanese text breaks between any two of these (Korean breaks at spaces, like Latin). */
 const breaksAround = /([\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\uFF00-\uFF60\u{20000}-\u{3FFFD}])/u;
 
+/** How a character is drawn: no width of its own, one em (East Asian wide), an emoji, or as proportional text. */
+type CharKind = 'zero' | 'eastAsian' | 'pictograph' | 'text';
+
+function charKind(code: number, char: string): CharKind {
+  if (code < 0x80) return 'text';
+  if (isZeroWidth(code, char)) return 'zero';
+  if (eastAsianWide.test(char)) return 'eastAsian';
+  if (isPictograph(code, char)) return 'pictograph';
+  return 'text';
+}
+
 function charEms(code: number, char: string): number {
-  if (code < 0x80) return latinEms(code, char);
-  if (isZeroWidth(code, char)) return 0;
-  if (eastAsianWide.test(char)) return 1;
-  if (isPictograph(code, char)) return 1.25;
-  return latinEms(code, char);
+  switch (charKind(code, char)) {
+    case 'zero':
+      return 0;
+    case 'eastAsian':
+      return 1;
+    case 'pictograph':
+      return 1.25;
+    case 'text':
+      return latinEms(code, char);
+  }
 }
 
 function latinEms(code: number, char: string): number {
@@ -77,10 +93,8 @@ export function longestWordEms(text: string): number {
 export function displayCells(text: string): number {
   let cells = 0;
   for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    if (code < 0x80) cells += 1;
-    else if (isZeroWidth(code, char)) continue;
-    else cells += eastAsianWide.test(char) || isPictograph(code, char) ? 2 : 1;
+    const kind = charKind(char.codePointAt(0) ?? 0, char);
+    cells += kind === 'zero' ? 0 : kind === 'text' ? 1 : 2;
   }
   return cells;
 }
