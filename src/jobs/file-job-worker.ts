@@ -11,7 +11,7 @@ import type { Logger } from '../log/logger.js';
 import { replyWithResult, taskOnThisNode, type FileJobReply } from './file-job-data.js';
 import { bullPrefix, cancelChannel, cancelledKey, fileJobQueueName } from './job-names.js';
 import { redisTimeMs } from '../coordination/redis-time.js';
-import { JobConnections, settleWithin, whenReady } from './job-redis.js';
+import { JobConnections, settleWithin, subscribeWhenReady, whenReady } from './job-redis.js';
 
 export interface FileJobWorkerOptions {
   redisUrl: string;
@@ -144,7 +144,7 @@ export async function startFileJobWorker(options: FileJobWorkerOptions): Promise
 
   try {
     await whenReady(connection, 5_000);
-    await subscriber.subscribe(cancelChannel(options.keyPrefix));
+    await subscribeWhenReady(subscriber, cancelChannel(options.keyPrefix), 5_000);
   } catch (error) {
     await closeAll(
       worker,

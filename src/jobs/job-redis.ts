@@ -72,6 +72,18 @@ export async function whenReady(redis: Redis, timeoutMs: number): Promise<void> 
 }
 
 /**
+ * Subscribes once the connection is ready. ioredis sends SUBSCRIBE at once on a
+ * connection that is connected but not yet ready (the command may run while
+ * Redis loads); its ready check (INFO) then fails in subscriber mode, ioredis
+ * reconnects, and, the connection never having been ready, does not subscribe
+ * again: every message published later is lost. Under load the window is wide.
+ */
+export async function subscribeWhenReady(redis: Redis, channel: string, timeoutMs: number): Promise<void> {
+  await whenReady(redis, timeoutMs);
+  await redis.subscribe(channel);
+}
+
+/**
  * Waits for `closing` at most `ms` (a BullMQ close waits on Redis, which may
  * be gone): the caller then drops its connections, and closing never hangs.
  */

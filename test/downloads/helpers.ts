@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
@@ -40,6 +40,7 @@ export async function downloadFixture(
   options: { overrides?: Record<string, unknown>; front?: Partial<HttpFrontOptions>; now?: () => Date; publicUrl?: boolean; logger?: Logger } = {},
 ): Promise<DownloadFixture> {
   const keyDir = await mkdtemp(path.join(tmpdir(), 'spillway-key-'));
+  t.after(() => rm(keyDir, { recursive: true, force: true }));
   const keyFile = path.join(keyDir, 'download.key');
   await writeFile(keyFile, `${randomBytes(48).toString('base64')}\n`, { mode: 0o600 });
   const temp = await tempHost(
