@@ -10,7 +10,8 @@
 // serve HTTP, or use a runtime API whose behaviour moved between Node versions. The areas left
 // out are plain logic over files and values, which a second runtime would only repeat.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const runtimeAreas = [
@@ -70,7 +71,18 @@ if (runtimeOnly)
 // two at a time used 135% of the two cores (313 s), three 153% (287 s), every test passing both
 // ways. SPILLWAY_TEST_CONCURRENCY overrides.
 const concurrency = Number(process.env.SPILLWAY_TEST_CONCURRENCY) || 3;
+// The tests' temporary folders go in one folder of the run's own: whatever is left there
+// once every test has ended is a test (or the code under test) that does not clean up after
+// itself, and fails the run by name.
+const runTemp = mkdtempSync(path.join(tmpdir(), 'spillway-suite-'));
 const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...files], {
   stdio: 'inherit',
+  env: { ...process.env, TMPDIR: runTemp },
 });
+const leftovers = readdirSync(runTemp);
+rmSync(runTemp, { recursive: true, force: true });
+if (leftovers.length > 0) {
+  console.error(`\n✖ the tests left ${leftovers.length} entries in their temporary folder (each test removes what it makes): ${leftovers.sort().join(', ')}`);
+  process.exit(1);
+}
 process.exit(result.status ?? 1);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { Host } from '../../src/host/host.js';
@@ -21,7 +21,7 @@ const limit = 40 * 1024;
 
 /** Two replicas (hosts over one sandbox folder and one Redis) with a per-conversation quota and a `blob` tool writing 10 KiB. */
 async function twoReplicas(t: { after(fn: () => Promise<void> | void): void }, url: string, keyPrefix: string): Promise<AssembledHost[]> {
-  const { config } = await tempConfig({
+  const { config, dir } = await tempConfig({
     coordination: { redis: { url, keyPrefix } },
     retention: { maxBytes: 0, maxBytesPerConversation: limit },
   });
@@ -38,6 +38,7 @@ async function twoReplicas(t: { after(fn: () => Promise<void> | void): void }, u
     t.after(() => replica.host.close());
     replicas.push(replica);
   }
+  t.after(() => rm(dir, { recursive: true, force: true }));
   return replicas;
 }
 
@@ -150,13 +151,14 @@ test('expiry entries recorded by two replicas at once are all found afterwards (
 
 test('Redis killed mid-run: a spill still succeeds and returns, the quota warning is logged and /healthz shows the skipped check', { skip }, async (t) => {
   const redis = await startRedis(t);
-  const { config } = await tempConfig({
+  const { config, dir } = await tempConfig({
     coordination: { redis: { url: redis.url, keyPrefix: 'quota-d:' } },
     retention: { maxBytes: 0, maxBytesPerConversation: limit },
   });
   const { logger, lines } = capturedLogger();
   const runtime = await startRuntime({ config, logger });
   t.after(() => runtime.stop());
+  t.after(() => rm(dir, { recursive: true, force: true }));
   const { host } = runtime;
   host.registerTool({ name: 'blob', description: 'blob', inputSchema: { type: 'object' }, handler: () => ({ value: kib(10) }) });
   assert.ok((await host.execute({ name: 'blob', arguments: {} }, { conversationId: 'c' })).spill !== undefined);

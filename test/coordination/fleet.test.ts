@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
@@ -32,7 +32,7 @@ async function twoReplicas(
   url: string,
   keyPrefix: string,
 ): Promise<{ hosts: Host[]; sandboxRoot: string }> {
-  const { config } = await tempConfig({ coordination: { redis: { url, keyPrefix } } });
+  const { config, dir } = await tempConfig({ coordination: { redis: { url, keyPrefix } } });
   const hosts: Host[] = [];
   for (let i = 0; i < 2; i += 1) {
     const { host } = await assembleHost({ config, builtins: false });
@@ -40,6 +40,7 @@ async function twoReplicas(
     t.after(() => host.close());
     hosts.push(host);
   }
+  t.after(() => rm(dir, { recursive: true, force: true }));
   return { hosts, sandboxRoot: hosts[0]?.sandbox.root ?? '' };
 }
 

@@ -26,8 +26,11 @@ test('server.publicUrl without a signing key refuses to start the front, naming 
 test('the signing key: from the environment or a file, at least 32 bytes, an unset variable named', async (t) => {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-key-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const withDownloads = async (downloads: Record<string, unknown>, publicUrl?: string) =>
-    (await tempConfig({ server: { downloads, ...(publicUrl === undefined ? {} : { publicUrl }) } })).config;
+  const withDownloads = async (downloads: Record<string, unknown>, publicUrl?: string) => {
+    const made = await tempConfig({ server: { downloads, ...(publicUrl === undefined ? {} : { publicUrl }) } });
+    t.after(() => rm(made.dir, { recursive: true, force: true }));
+    return made.config;
+  };
 
   const fromEnv = downloadSettings(await withDownloads({ signingKeyEnv: 'DL_KEY' }, 'https://x.example/base/'), { DL_KEY: goodKey });
   assert.equal(fromEnv.publicUrl, 'https://x.example/base');

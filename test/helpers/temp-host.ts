@@ -15,7 +15,7 @@ export interface TempHost {
   cleanup(): Promise<void>;
 }
 
-/** A config whose sandbox and data folders live in a fresh temporary folder. */
+/** A config whose sandbox and data folders live in a fresh temporary folder; the caller removes `dir` (after closing what uses it). */
 export async function tempConfig(overrides: Record<string, unknown> = {}): Promise<{ config: Config; dir: string }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-test-'));
   const config = loadConfig({
@@ -36,8 +36,11 @@ export async function tempHost(overrides: Record<string, unknown> = {}, options:
     sandboxRoot: host.sandbox.root,
     async cleanup() {
       // The host stops its own children (upstreams, query processes, workers) before it resolves.
-      await host.close();
-      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      try {
+        await host.close();
+      } finally {
+        await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      }
     },
   };
 }

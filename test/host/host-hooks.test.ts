@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Host, type SpillWritten } from '../../src/host/host.js';
@@ -8,9 +8,10 @@ import { tempConfig } from '../helpers/temp-host.js';
 
 /** A bare host (no built-in tools, no retention) with one tool returning `size` characters. */
 async function bareHost(t: import('node:test').TestContext, overrides: Record<string, unknown> = {}) {
-  const { config } = await tempConfig(overrides);
+  const { config, dir } = await tempConfig(overrides);
   const host = new Host({ config, sandbox: await SandboxRoot.open(config.sandbox.root) });
   t.after(() => host.close());
+  t.after(() => rm(dir, { recursive: true, force: true }));
   host.registerTool({ name: 'text', description: 'text', inputSchema: { type: 'object' }, handler: (args) => ({ value: 'x'.repeat(Number(args.size)) }) });
   return host;
 }

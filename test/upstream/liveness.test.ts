@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -106,6 +106,7 @@ test('spillway serve (startRuntime) is up while an upstream hangs in its handsha
     config: { ...config, upstreams: { f: faultyEntry(stateDir, 'hang-before-initialize') } as unknown as Config['upstreams'] },
   });
   t.after(() => runtime.stop());
+  t.after(() => rm(dir, { recursive: true, force: true }));
   // Had start-up waited for the handshake, startRuntime would not have resolved before the 10-minute deadline.
   assert.equal((runtime.host.health().upstreams as Record<string, { state: string }>).f?.state, 'connecting');
 });
