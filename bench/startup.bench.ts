@@ -1,6 +1,6 @@
 // Time to banner: `node bin/spillway.js serve` on a built checkout, from spawn to the
 // "spillway is serving" line, beside `node -e ""` (Node's own start, the floor) in the
-// same run. The first start in a fresh data folder also builds the demo database; the
+// same run, and one `spillway call` from spawn to exit. The first start in a fresh data folder also builds the demo database; the
 // following starts find it. `npm run bench -- startup`; STARTUP_BENCH_ROUNDS (default 5).
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -47,18 +47,22 @@ export default async function startupBench(): Promise<void> {
     const serve = [launcher, 'serve', '--config', config, '--port', '0'];
     const banner = 'spillway is serving';
     const first = await timeUntil(serve, banner);
+    const call = [launcher, 'call', 'query_sql', '--config', config, '--set', 'sql=SELECT 1 AS one'];
     const floor: number[] = [];
     const warm: number[] = [];
-    // Interleaved, so a change in machine load touches both series alike.
+    const calls: number[] = [];
+    // Interleaved, so a change in machine load touches every series alike.
     for (let round = 0; round < rounds; round += 1) {
       floor.push(await timeUntil(['-e', '']));
       warm.push(await timeUntil(serve, banner));
+      calls.push(await timeUntil(call));
     }
     const floorMs = median(floor);
     console.log(`| start | ms (median of ${rounds}) | × node -e "" |`);
     console.log('|---|---|---|');
     console.log(`| node -e "" (floor) | ${floorMs.toFixed(0)} | 1.00× |`);
     console.log(`| serve, demo database present | ${median(warm).toFixed(0)} | ${(median(warm) / floorMs).toFixed(2)}× |`);
+    console.log(`| \`spillway call query_sql\` round trip (to exit) | ${median(calls).toFixed(0)} | ${(median(calls) / floorMs).toFixed(2)}× |`);
     console.log(`| serve, first start (builds the demo database) | ${first.toFixed(0)} (one run) | ${(first / floorMs).toFixed(2)}× |`);
   } finally {
     await rm(dir, { recursive: true, force: true });

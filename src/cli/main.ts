@@ -1,35 +1,77 @@
 import { SpillwayError } from '../errors.js';
-import { callCommand, callUsage } from './commands/call.js';
-import { exportCommand, exportUsage } from './commands/export.js';
-import { cleanupCommand, cleanupUsage } from './commands/cleanup.js';
-import { demoCommand, demoUsage } from './commands/demo.js';
-import { migrateSandboxCommand, migrateSandboxUsage } from './commands/migrate-sandbox.js';
-import { serveCommand, serveUsage } from './commands/serve.js';
-import { workerCommand, workerUsage } from './commands/worker.js';
-import { upstreamsCommand, upstreamsUsage } from './commands/upstreams.js';
 import { oneLine, processIo, type CliIo, type CommandHandler } from './output.js';
 import { packageVersion } from './package-version.js';
 import { startupError } from './startup-checks.js';
 import { closeNames } from '../util/close-names.js';
 
-interface Command {
+interface LoadedCommand {
   run: CommandHandler;
   usage: string;
+}
+
+interface Command {
   summary: string;
+  /** The verb's module, imported on use: one verb never pays for loading the others' stacks (MCP, HTTP, metrics). */
+  load: () => Promise<LoadedCommand>;
 }
 
 /** The verbs of `spillway`. Each lives in cli/commands/<verb>.ts. */
 const commands = new Map<string, Command>([
-  ['serve', { run: serveCommand, usage: serveUsage, summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)' }],
-  ['call', { run: callCommand, usage: callUsage, summary: 'run one tool call through the host from a shell (for playbook runners)' }],
-  ['demo', { run: demoCommand, usage: demoUsage, summary: 'a scripted walkthrough against the embedded demo database (no model needed)' }],
-  ['export', { run: exportCommand, usage: exportUsage, summary: 'build a CSV/XLSX/DOCX/PPTX file from a JSONL, JSON or CSV table' }],
-  ['upstreams', { run: upstreamsCommand, usage: upstreamsUsage, summary: 'connect to the configured upstream MCP servers and list their state and tools' }],
-  ['worker', { run: workerCommand, usage: workerUsage, summary: 'build export jobs for a fleet (needs coordination.redis)' }],
-  ['cleanup', { run: cleanupCommand, usage: cleanupUsage, summary: 'run the retention sweep once (--dry-run lists what would go)' }],
+  [
+    'serve',
+    {
+      summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)',
+      load: async () => import('./commands/serve.js').then((m) => ({ run: m.serveCommand, usage: m.serveUsage })),
+    },
+  ],
+  [
+    'call',
+    {
+      summary: 'run one tool call through the host from a shell (for playbook runners)',
+      load: async () => import('./commands/call.js').then((m) => ({ run: m.callCommand, usage: m.callUsage })),
+    },
+  ],
+  [
+    'demo',
+    {
+      summary: 'a scripted walkthrough against the embedded demo database (no model needed)',
+      load: async () => import('./commands/demo.js').then((m) => ({ run: m.demoCommand, usage: m.demoUsage })),
+    },
+  ],
+  [
+    'export',
+    {
+      summary: 'build a CSV/XLSX/DOCX/PPTX file from a JSONL, JSON or CSV table',
+      load: async () => import('./commands/export.js').then((m) => ({ run: m.exportCommand, usage: m.exportUsage })),
+    },
+  ],
+  [
+    'upstreams',
+    {
+      summary: 'connect to the configured upstream MCP servers and list their state and tools',
+      load: async () => import('./commands/upstreams.js').then((m) => ({ run: m.upstreamsCommand, usage: m.upstreamsUsage })),
+    },
+  ],
+  [
+    'worker',
+    {
+      summary: 'build export jobs for a fleet (needs coordination.redis)',
+      load: async () => import('./commands/worker.js').then((m) => ({ run: m.workerCommand, usage: m.workerUsage })),
+    },
+  ],
+  [
+    'cleanup',
+    {
+      summary: 'run the retention sweep once (--dry-run lists what would go)',
+      load: async () => import('./commands/cleanup.js').then((m) => ({ run: m.cleanupCommand, usage: m.cleanupUsage })),
+    },
+  ],
   [
     'migrate-sandbox',
-    { run: migrateSandboxCommand, usage: migrateSandboxUsage, summary: 'move a sandbox of the old layout to <root>/<principal>/<conversation>' },
+    {
+      summary: 'move a sandbox of the old layout to <root>/<principal>/<conversation>',
+      load: async () => import('./commands/migrate-sandbox.js').then((m) => ({ run: m.migrateSandboxCommand, usage: m.migrateSandboxUsage })),
+    },
   ],
 ]);
 
@@ -67,11 +109,12 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   if (verb === '--help' || verb === '-h' || verb === 'help') {
     const topic = rest[0] === undefined ? undefined : commands.get(rest[0]);
     if (rest[0] !== undefined && topic === undefined) return unknownCommand(io, rest[0]);
-    io.out(topic?.usage ?? usage());
+    io.out(topic === undefined ? usage() : (await topic.load()).usage);
     return 0;
   }
-  const command = commands.get(verb);
-  if (command === undefined) return unknownCommand(io, verb);
+  const entry = commands.get(verb);
+  if (entry === undefined) return unknownCommand(io, verb);
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.out(command.usage);
     return 0;

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Static } from '@sinclair/typebox';
-import { Ajv, type ValidateFunction } from 'ajv';
 import cron from 'node-cron';
 import { SpillwayError } from '../errors.js';
 import { parseJsonOr } from '../util/safe-json.js';
 import { isJsonObject } from '../util/is-json-object.js';
+import { configCheck, explainingValidator, type ConfigCheck } from './config-check.js';
 import { explainConfigErrors } from './explain-config-errors.js';
 import { packageRoot } from './package-root.js';
 import { defaultsOf } from './schema-defaults.js';
@@ -44,27 +44,20 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return validateConfig(merged);
 }
 
-let compiled: ValidateFunction<Static<typeof configSchema>> | undefined;
-
-function schemaValidator(): ValidateFunction<Static<typeof configSchema>> {
-  if (compiled === undefined) {
-    // verbose: errors carry parentSchema, so an unknown key can list the allowed ones.
-    const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-    compiled = ajv.compile<Static<typeof configSchema>>(configSchema);
-  }
-  return compiled;
-}
+let check: ConfigCheck | undefined;
 
 /** Validates a complete configuration object (already merged and path-resolved). */
 export function validateConfig(candidate: unknown): Config {
-  const validate = schemaValidator();
-  if (!validate(candidate)) {
+  check ??= configCheck(configSchema);
+  if (!check(candidate)) {
+    const validate = explainingValidator(configSchema);
+    validate(candidate);
     const problems = explainConfigErrors(validate.errors ?? []);
     throw new SpillwayError('CONFIG_INVALID', `Invalid configuration:\n- ${problems.join('\n- ')}`, {
       errors: problems,
     });
   }
-  const config = candidate; // checked by ajv: typed from here on
+  const config = candidate as Static<typeof configSchema>; // checked against the schema: typed from here on
   delete config.$schema;
   const semantic: string[] = [];
   if (!cron.validate(config.retention.cron)) {

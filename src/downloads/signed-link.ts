@@ -1,5 +1,3 @@
-import { errors, jwtVerify, SignJWT } from 'jose';
-
 /** The `aud` of every download link: a token signed for anything else is not a link. */
 const audience = 'spillway-download';
 
@@ -32,6 +30,7 @@ export type LinkCheck = { ok: true; claims: LinkClaims; expiresAt: Date } | { ok
 export async function signDownloadLink(claims: LinkClaims, options: SignOptions): Promise<{ token: string; expiresAt: Date }> {
   const issuedAt = Math.floor(options.now.getTime() / 1000);
   const expiresAt = issuedAt + options.ttlSeconds;
+  const { SignJWT } = await import('jose'); // on first use: a host that makes no links never loads it
   const token = await new SignJWT({ cnv: claims.conversationId, pth: claims.path, dig: claims.sha256 })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.principal)
@@ -44,6 +43,7 @@ export async function signDownloadLink(claims: LinkClaims, options: SignOptions)
 
 /** Checks a link's signature (HS256 only), audience and expiry at `now`; any fault but expiry is "invalid". */
 export async function verifyDownloadLink(token: string, options: { key: Uint8Array; now: Date }): Promise<LinkCheck> {
+  const { errors, jwtVerify } = await import('jose');
   try {
     const { payload } = await jwtVerify(token, options.key, { algorithms: ['HS256'], audience, currentDate: options.now, requiredClaims: ['sub', 'exp'] });
     const { sub, cnv, pth, dig, exp } = payload;

@@ -1,8 +1,7 @@
 import type { Stream } from 'node:stream';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamConfig } from '../config/schema.js';
+import type { ClientSdk } from './client-sdk.js';
 import { StdioTransport, type ChildExit, type MessageTooLargeError } from './stdio-transport.js';
 
 export interface CreatedTransport {
@@ -27,12 +26,13 @@ export interface CreatedTransport {
  * default environment plus the entry's `env` (never spillway's whole
  * environment, which may hold secrets meant for other upstreams).
  */
-export function createTransport(entry: UpstreamConfig, maxMessageBytes: number): CreatedTransport {
+export function createTransport(sdk: ClientSdk, entry: UpstreamConfig, maxMessageBytes: number): CreatedTransport {
   if ('command' in entry) {
     const transport = new StdioTransport({
       command: entry.command,
       args: entry.args ?? [],
-      env: { ...getDefaultEnvironment(), ...(entry.env ?? {}) },
+      env: { ...sdk.getDefaultEnvironment(), ...(entry.env ?? {}) },
+      parseMessage: (value) => sdk.JSONRPCMessageSchema.parse(value),
       ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
       maxMessageBytes,
     });
@@ -46,7 +46,7 @@ export function createTransport(entry: UpstreamConfig, maxMessageBytes: number):
       kill: () => transport.kill(),
     };
   }
-  const transport = new StreamableHTTPClientTransport(new URL(entry.url), {
+  const transport = new sdk.StreamableHTTPClientTransport(new URL(entry.url), {
     requestInit: { headers: { ...(entry.headers ?? {}) } },
   });
   return {

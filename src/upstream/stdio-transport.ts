@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export interface StdioTransportOptions {
   command: string;
@@ -10,6 +10,8 @@ export interface StdioTransportOptions {
   cwd?: string;
   /** A single message (one line) larger than this closes the transport with an error. */
   maxMessageBytes: number;
+  /** Checks one parsed line as a JSON-RPC message (the SDK's schema, passed in so this module loads without it); throws if it is not one. */
+  parseMessage: (value: unknown) => JSONRPCMessage;
 }
 
 const newline = 0x0a;
@@ -188,7 +190,7 @@ export class StdioTransport implements Transport {
     if (text.trim().length === 0) return;
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(text));
+      message = this.options.parseMessage(JSON.parse(text));
     } catch (error) {
       // Servers sometimes print stray lines on stdout; report, keep reading.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));

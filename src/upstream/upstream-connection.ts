@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config, UpstreamConfig } from '../config/schema.js';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { reconnectDelay } from './backoff.js';
+import { isConnectionClosed, isRequestTimeout, loadClientSdk, mcpErrorCode } from './client-sdk.js';
 import { createTransport, describeTarget } from './create-transport.js';
 import { listAllTools } from './list-all-tools.js';
 import { callFailure, closedDuringCall, connectFailure, isConnectionFailure, notConnected } from './upstream-errors.js';
@@ -159,10 +160,11 @@ export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
     if (this.closed) return false;
     this.nextAttemptAt = undefined;
     this.generations += 1;
-    const created = createTransport(this.entry, this.settings.maxMessageBytes);
-    const client = new Client({ name: 'spillway', version: '0.1.0' }, { capabilities: {} });
+    const sdk = await loadClientSdk();
+    const created = createTransport(sdk, this.entry, this.settings.maxMessageBytes);
+    const client = new sdk.Client({ name: 'spillway', version: '0.1.0' }, { capabilities: {} });
     const generation = new UpstreamGeneration(this.generations, this.name, client, created);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
       // One refresh at a time, so a burst of notifications cannot apply an older list last.
       this.refreshing = this.refreshing.then(() => this.refreshTools(generation));
     });
@@ -310,8 +312,8 @@ export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
 
   /** What a failed call tells the liveness check: an answer (the server is alive), a timeout, or neither. */
   private noteCallFailure(liveness: UpstreamLiveness, error: unknown): void {
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) liveness.callTimedOut();
-    else if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) liveness.callAnswered();
+    if (isRequestTimeout(error)) liveness.callTimedOut();
+    else if (mcpErrorCode(error) !== undefined && !isConnectionClosed(error)) liveness.callAnswered();
     else liveness.callEnded();
   }
 
@@ -326,7 +328,7 @@ export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
         { upstream: this.name, tool },
       );
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (isConnectionClosed(error)) {
       // Let the child's last stderr lines (and its exit) arrive before quoting them.
       await new Promise((resolve) => setImmediate(resolve));
       return closedDuringCall(this.name, generation, tool);

@@ -1,13 +1,12 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { SpillwayError } from '../errors.js';
+import { httpErrorStatus, isConnectionClosed, isRequestTimeout, mcpErrorCode } from './client-sdk.js';
 import type { UpstreamGeneration } from './upstream-generation.js';
 import type { UpstreamState } from './upstream-status.js';
 
 /** A failed upstream call as the model reads it: a timeout (with what to raise), a cancel, or the server's own refusal. */
 export function callFailure(upstream: string, generation: UpstreamGeneration, error: unknown, tool: string, timeoutMs: number): SpillwayError {
   const details = { upstream, tool };
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (isRequestTimeout(error)) {
     return new SpillwayError(
       'TOOL_TIMEOUT',
       generation.withStderr(
@@ -21,7 +20,7 @@ export function callFailure(upstream: string, generation: UpstreamGeneration, er
     return new SpillwayError('TOOL_FAILED', `The call to ${tool} on "${upstream}" was cancelled by the client.`, details);
   }
   const message = error instanceof Error ? error.message : String(error);
-  const code = error instanceof McpError ? error.code : undefined;
+  const code = mcpErrorCode(error);
   return new SpillwayError('UPSTREAM_ERROR', `The upstream MCP server "${upstream}" rejected ${tool}: ${message}`, {
     ...details,
     ...(code === undefined ? {} : { mcpCode: code }),
@@ -53,14 +52,15 @@ export function closedDuringCall(upstream: string, generation: UpstreamGeneratio
 /** Why an attempt failed: the deadline (ours or the SDK's), the process's end when it closed early, else the error itself (spawn ENOENT, HTTP 401). */
 export function connectFailure(generation: UpstreamGeneration, error: unknown, missedDeadline: string): string {
   if (generation.ended !== undefined) return generation.ended;
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return missedDeadline;
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return generation.endReason() ?? error.message;
+  if (isRequestTimeout(error)) return missedDeadline;
+  if (isConnectionClosed(error)) return generation.endReason() ?? error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
 /** Network-level failures of a Streamable HTTP upstream (refused, reset, session gone): reconnect rather than report a tool error. */
 export function isConnectionFailure(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 502 || error.code === 503;
+  const status = httpErrorStatus(error);
+  if (status !== undefined) return status === 404 || status === 502 || status === 503;
   if (error instanceof TypeError) return true; // fetch failed: ECONNREFUSED, ECONNRESET, DNS
   return false;
 }

@@ -1,6 +1,10 @@
 /** Small formatting helpers for text the model reads. */
 export function formatCount(value: number): string {
-  return value.toLocaleString('en-US');
+  // Integers are grouped by hand: the first toLocaleString of a process loads ICU's number data (~12 ms of a CLI call).
+  if (!Number.isSafeInteger(value)) return value.toLocaleString('en-US');
+  const digits = String(Math.abs(value));
+  const grouped = digits.replace(/\B(?=(\d{3})+$)/g, ',');
+  return value < 0 ? `-${grouped}` : grouped;
 }
 
 export function formatBytes(bytes: number): string {

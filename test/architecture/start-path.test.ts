@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { packageRoot } from '../../src/config/package-root.js';
@@ -36,11 +36,11 @@ function packageOf(specifier: string): string {
   return (specifier.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
 }
 
-/** Every package reached by static imports from `entry`, with one module that imports it. */
-function staticPackages(entry: string): Map<string, string> {
+/** Every package reached by static imports from the entries, with one module that imports it. */
+function staticPackages(...entries: string[]): Map<string, string> {
   const packages = new Map<string, string>();
   const seen = new Set<string>();
-  const pending = [entry];
+  const pending = [...entries];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (seen.has(file)) continue;
     seen.add(file);
@@ -63,13 +63,34 @@ test('the import reader sees static imports and re-exports, not import() or impo
   assert.deepEqual(staticImportsOf(source).sort(), ['./a.js', './side.js', 'pg']);
 });
 
-test('the CLI entry does not load file-format, script or PostgreSQL libraries at start', () => {
-  const entry = path.join(packageRoot, 'dist', 'src', 'cli', 'main.js');
+const cliDir = path.join(packageRoot, 'dist', 'src', 'cli');
+const commandModules = (): string[] =>
+  readdirSync(path.join(cliDir, 'commands'))
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => path.join(cliDir, 'commands', name));
+
+test('the CLI entry and its verbs do not load file-format, script or PostgreSQL libraries at start', () => {
+  const entry = path.join(cliDir, 'main.js');
   assert.ok(existsSync(entry), `${entry} is built`);
-  const packages = staticPackages(entry);
+  // The verbs load on use (import() in main.ts), so each verb's own start path is walked too.
+  const packages = staticPackages(entry, ...commandModules());
   assert.ok(packages.has('@modelcontextprotocol/sdk'), 'the walk reached the MCP front');
   const eager = Object.keys(lazyPackages)
     .filter((name) => packages.has(name))
     .map((name) => `${name} is imported statically by ${packages.get(name)}; it belongs in ${lazyPackages[name]}`);
   assert.deepEqual(eager, []);
+});
+
+test('one verb does not load the others: the entry imports no verb, and `spillway call` loads neither the MCP SDK nor jose', () => {
+  const entryImports = staticImportsOf(readFileSync(path.join(cliDir, 'main.js'), 'utf8'));
+  assert.deepEqual(
+    entryImports.filter((specifier) => specifier.includes('/commands/')),
+    [],
+  );
+  // The SDK's client half loads with the first upstream connection (upstream/client-sdk.ts), jose with the first download link.
+  const call = staticPackages(path.join(cliDir, 'commands', 'call.js'));
+  assert.deepEqual(
+    ['@modelcontextprotocol/sdk', 'jose'].filter((name) => call.has(name)).map((name) => `${name} via ${call.get(name)}`),
+    [],
+  );
 });

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { reconnectDelay } from '../../src/upstream/backoff.js';
 import { normalizeUpstreamResult } from '../../src/upstream/normalize-result.js';
 import { StdioTransport } from '../../src/upstream/stdio-transport.js';
 import { exposedToolName } from '../../src/upstream/upstream-tool.js';
+
+const parseMessage = (value: unknown): JSONRPCMessage => JSONRPCMessageSchema.parse(value);
 
 function feed(transport: StdioTransport, chunk: Buffer): void {
   (transport as unknown as { receive(chunk: Buffer): void }).receive(chunk);
@@ -19,7 +21,7 @@ test('stdio framing: any split of a stream of messages into chunks yields the sa
   });
   fc.assert(
     fc.property(fc.array(message, { minLength: 1, maxLength: 8 }), fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (messages, cuts, crlf) => {
-      const transport = new StdioTransport({ command: 'unused', args: [], env: {}, maxMessageBytes: 1 << 20 });
+      const transport = new StdioTransport({ command: 'unused', args: [], env: {}, maxMessageBytes: 1 << 20, parseMessage });
       const received: JSONRPCMessage[] = [];
       transport.onmessage = (received_) => received.push(received_);
       const bytes = Buffer.from(messages.map((entry) => `${JSON.stringify(entry)}${crlf ? '\r\n' : '\n'}`).join(''));
@@ -35,7 +37,7 @@ test('stdio framing: any split of a stream of messages into chunks yields the sa
 });
 
 test('stdio framing: a message over maxMessageBytes is reported, not buffered without bound', () => {
-  const transport = new StdioTransport({ command: 'unused', args: [], env: {}, maxMessageBytes: 1024 });
+  const transport = new StdioTransport({ command: 'unused', args: [], env: {}, maxMessageBytes: 1024, parseMessage });
   const errors: string[] = [];
   transport.onerror = (error) => errors.push(error.message);
   feed(transport, Buffer.alloc(600, 0x61));

@@ -46,6 +46,14 @@ test('JSON paths and formatting for the model', () => {
   assert.equal(formatBytes(1536), '1.5 KiB');
 });
 
+test('formatCount groups every integer as en-US toLocaleString does (property)', () => {
+  fc.assert(
+    fc.property(fc.oneof(fc.maxSafeInteger(), fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.double({ noNaN: true })), (value) => {
+      assert.equal(formatCount(value), value.toLocaleString('en-US'));
+    }),
+  );
+});
+
 test('model JSON with __proto__ or constructor.prototype is refused', () => {
   assert.throws(() => parseJsonSafely('{"__proto__": {"x": 1}}'));
   assert.throws(() => parseJsonSafely('{"constructor": {"prototype": {"x": 1}}}'));
