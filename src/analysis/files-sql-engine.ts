@@ -175,6 +175,25 @@ export class FilesSqlEngine {
     }
   }
 
+  /**
+   * Loads DuckDB in a spare child now, so the first query does not wait for it
+   * (a served host calls this once its banner is out). Resolves when the
+   * spare is ready; never rejects (a spare that failed is replaced on use).
+   */
+  prepare(): Promise<void> {
+    this.refillSpare();
+    const spare = this.spare;
+    if (spare === undefined) return Promise.resolve();
+    // Held until loaded, so the caller's await has something to wait on; then unref'd again like every spare.
+    spare.process.ref();
+    return spare.ready.catch(() => undefined).finally(() => spare.process.unref());
+  }
+
+  /** Whether a spare child is forked (loading DuckDB or loaded) for the next query. */
+  hasSpare(): boolean {
+    return this.spare !== undefined && !this.spare.exited;
+  }
+
   private takeChild(): Child {
     const child = this.spare !== undefined && !this.spare.exited ? this.spare : spawnChild();
     this.spare = undefined;

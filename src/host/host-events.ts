@@ -35,4 +35,6 @@ export interface HostEvents {
   call: [CallFinished];
   'file-job': [FileJobEvent];
   sweep: [SweepFinished];
+  /** A front (HTTP or stdio) is up and its banner printed: services that keep something warm for a first call start it now. */
+  serving: [];
 }

@@ -59,6 +59,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
       ? await startStdio(runtime, { conversation: values.conversation, sqlSource, io })
       : await startHttp(runtime, { host: values.host, port, sqlSource, io });
     startup.release();
+    runtime.host.emit('serving');
   } catch (error) {
     startFailed(startup);
     await runtime?.stop();

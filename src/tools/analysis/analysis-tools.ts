@@ -21,6 +21,8 @@ export function analysisServices(host: Host, options: { charts?: ChartRenderer }
   const gate = host.queues.gate(filesSqlGateOptions(() => ({ ...host.config.analysis, queueWaitMs: host.config.server.queueWaitMs })));
   const engine = new FilesSqlEngine({ maxConcurrent, maxWaiting, gate });
   host.onClose(() => engine.close());
+  // A served host loads DuckDB once it is up, so the first query_files call finds it loaded (a one-shot CLI call never does).
+  host.once('serving', () => void engine.prepare());
   if (options.charts !== undefined) return { engine, charts: options.charts };
   const chartThreads = 1;
   const chartsWaiting = 16;

@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analysisServices } from '../../src/tools/analysis/analysis-tools.js';
+import { call, filesHost, ok, spillRows } from '../files/helpers.js';
+
+test('a served host loads DuckDB when its front is up, so the first query_files call finds a spare; a host that is not served forks none', async (t) => {
+  const env = await filesHost();
+  t.after(() => env.cleanup());
+  const { engine } = analysisServices(env.host);
+  assert.equal(engine.hasSpare(), false, 'nothing is forked before the host serves (a one-shot CLI call never pays for DuckDB)');
+  env.host.emit('serving');
+  assert.equal(engine.hasSpare(), true, "the 'serving' event forks the spare");
+  await engine.prepare();
+  assert.equal(engine.hasSpare(), true, 'the spare loaded DuckDB and waits');
+
+  // The host's own query_files engine (wired the same way by the builtin tools) answers after the event too.
+  const source = await spillRows(env, [
+    { region: 'north', amount: 2 },
+    { region: 'south', amount: 3 },
+  ]);
+  const result = await call(env, 'query_files', { sql: `SELECT sum(amount) AS total FROM '${source}'` });
+  assert.equal(result.isError, false, result.text);
+  assert.deepEqual((ok(result) as unknown as { rows: unknown }).rows, [{ total: 5 }]);
+});
