@@ -47,3 +47,19 @@ export function figureItem(options: { height: number; title: string | undefined;
   const caption = title === undefined ? 0 : paragraphHeight({ text: title, width, style: 'caption' });
   return { kind: 'figure', height: height + styleMetrics.caption.before + 2, caption };
 }
+
+/** A record block (layout "records"): the caption or gap before it, its key line, one line a field at the plan's two widths. */
+export function recordItem(options: { text: TableText; plan: TablePlan; row: number; width: number; padding: number }): FlowItem {
+  const { text, plan, row, width, padding } = options;
+  const widths = plan.record?.widths ?? [0, 0];
+  const key = plan.key ?? 0;
+  const values = text.cells[row] ?? [];
+  const measure = (cells: string[], at: number[]) =>
+    rowHeight({ cells, widths: at, fontSize: plan.fontSize, pointsPerUnit: 1, padX: padding / 2, padY: cellPadY });
+  return {
+    kind: 'rows',
+    lead: row === 0 ? paragraphHeight({ text: 'Caption', width, style: 'caption' }) : 7,
+    header: measure([values[key] ?? ''], [widths[0] + widths[1]]),
+    rows: text.headers.flatMap((header, column) => (column === key ? [] : [measure([header, values[column] ?? ''], widths)])),
+  };
+}

@@ -12,17 +12,13 @@ import {
   Paragraph,
   ShadingType,
   Table,
-  TableCell,
-  TableLayoutType,
-  TableRow,
   TextRun,
-  WidthType,
   type ParagraphChild,
 } from 'docx';
 import { defaultLocale } from '../columns/format-values.js';
 import { inlineSpans } from '../layout/inline-text.js';
 import { wantedWidth } from '../layout/column-widths.js';
-import { planTable, type TablePlan } from '../layout/table-plan.js';
+import { planTable } from '../layout/table-plan.js';
 import { SpillwayError } from '../../errors.js';
 import type { DocumentBlock, FigureBlock, ListEntry } from './document-spec.js';
 import { loadDocumentTables, tableCaption, type LoadedTable } from './document-tables.js';
@@ -33,7 +29,8 @@ import { zoneOf } from './document-tables.js';
 import { xmlSafeText } from './table-notes.js';
 import { documentStyles } from './docx-styles.js';
 import { figureHeightPoints, figureParagraphs, movedCaption, naturalScale, referenceParagraph } from './docx-figures.js';
-import { figureItem, paragraphHeight, tableItem } from './docx-heights.js';
+import { figureItem, paragraphHeight, recordItem, tableItem } from './docx-heights.js';
+import { recordGap, recordTable, wordTable } from './docx-tables.js';
 import { placeFigures, type FlowItem } from '../layout/figure-placement.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
@@ -54,7 +51,6 @@ const page = { short: 11906, long: 16838, margin: 1134 };
 /** Word's default cell margins (108 twips each side) plus a little slack, in points. */
 const cellPaddingPoints = 12;
 const headingLevels = { 1: HeadingLevel.HEADING_1, 2: HeadingLevel.HEADING_2, 3: HeadingLevel.HEADING_3 } as const;
-const headerFill = 'D9E2F3';
 /** A figure that does not fit the rest of its page is shrunk to fit when it keeps at least this share of its size; else the text after it flows in first. */
 const minFigureScale = 0.7;
 
@@ -75,8 +71,13 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
     texts.set(index, tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars: docxMaxCellChars, ...zoneOf(spec) }));
 
   const portraitWidthPoints = (page.short - 2 * page.margin) / 20;
+  const planFor = (text: TableText, available: number) =>
+    planTable({ headers: text.headers, cells: columnsOf(text), available, fontSize: tableSize / 2, minFontSize: minTableSize / 2, padding: cellPaddingPoints });
+  // A table laid out one record per block even on landscape pages reads as well in portrait.
   const tooWide = [...texts.values()].some(
-    (text) => wantedWidth({ headers: text.headers, cells: columnsOf(text), fontSize: tableSize / 2, padding: cellPaddingPoints }) > portraitWidthPoints * 1.15,
+    (text) =>
+      wantedWidth({ headers: text.headers, cells: columnsOf(text), fontSize: tableSize / 2, padding: cellPaddingPoints }) > portraitWidthPoints * 1.15 &&
+      planFor(text, (page.long - 2 * page.margin) / 20).kind !== 'records',
   );
   const landscape = spec.orientation === 'landscape' || (spec.orientation !== 'portrait' && tooWide);
   const textWidthTwips = (landscape ? page.long : page.short) - 2 * page.margin;
@@ -115,23 +116,26 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
         const table = tables.get(index) as LoadedTable;
         const text = texts.get(index) as TableText;
         const where = `The table in blocks[${index}]`;
-        const plan = planTable({
-          headers: text.headers,
-          cells: columnsOf(text),
-          available: width,
-          fontSize: tableSize / 2,
-          minFontSize: minTableSize / 2,
-          padding: cellPaddingPoints,
-        });
+        const plan = planFor(text, width);
         const maxLines = Math.floor((textHeightPoints * maxRowShare) / (plan.fontSize * cellLineFactor));
         const caption = xmlSafeText(tableCaption(block, table));
         const cut = cutPlanCells({ text, plan, maxLines, padding: cellPaddingPoints });
-        for (const [part, columns] of plan.parts.entries()) {
-          add(tableItem({ text, part: columns, fontSize: plan.fontSize, width, padding: cellPaddingPoints }), [
-            new Paragraph({ text: partCaption({ caption, plan, part, headers: text.headers }), style: 'Caption', keepNext: true }),
-            wordTable(text, columns, plan.fontSize),
-          ]);
-        }
+        if (plan.kind === 'records')
+          text.cells.forEach((_, row) =>
+            add(recordItem({ text, plan, row, width, padding: cellPaddingPoints }), [
+              row === 0
+                ? new Paragraph({ text: partCaption({ caption, plan, part: 0, headers: text.headers }), style: 'Caption', keepNext: true })
+                : recordGap(),
+              recordTable({ text, plan, row }),
+            ]),
+          );
+        else
+          for (const [part, columns] of plan.parts.entries()) {
+            add(tableItem({ text, part: columns, fontSize: plan.fontSize, width, padding: cellPaddingPoints }), [
+              new Paragraph({ text: partCaption({ caption, plan, part, headers: text.headers }), style: 'Caption', keepNext: true }),
+              wordTable(text, columns, plan.fontSize),
+            ]);
+          }
         if (table.rows.length === 0)
           add({ kind: 'text', height: paragraphHeight({ text: '(no rows)', width, style: 'body' }) }, [
             new Paragraph({ children: [new TextRun({ text: '(no rows)', italics: true })] }),
@@ -326,33 +330,4 @@ function inlineRuns(text: string): ParagraphChild[] {
       return span.link === undefined ? runs : [new ExternalHyperlink({ link: span.link, children: runs })];
     })
     .flat();
-}
-
-function wordTable(text: TableText, part: TablePlan['parts'][number], fontSize: number): Table {
-  const widths = part.widths.map((points) => Math.floor(points * 20));
-  const size = Math.round(fontSize * 2);
-  const cell = (value: string, at: number, header: boolean) =>
-    new TableCell({
-      width: { size: widths[at] ?? 0, type: WidthType.DXA },
-      ...(header ? { shading: { type: ShadingType.CLEAR, fill: headerFill, color: 'auto' } } : {}),
-      children: [
-        new Paragraph({
-          spacing: { after: 0, line: 240 },
-          ...(text.numeric[part.columns[at] ?? 0] === true ? { alignment: AlignmentType.RIGHT } : {}),
-          // A line break in a cell stays a line break (a new paragraph would add spacing).
-          children: value
-            .split('\n')
-            .map((line, index) => new TextRun({ text: line, size, ...(index > 0 ? { break: 1 } : {}), ...(header ? { bold: true } : {}) })),
-        }),
-      ],
-    });
-  const pick = (row: string[]) => part.columns.map((column) => row[column] ?? '');
-  const header = new TableRow({ tableHeader: true, cantSplit: true, children: pick(text.headers).map((value, at) => cell(value, at, true)) });
-  const rows = text.cells.map((row) => new TableRow({ cantSplit: true, children: pick(row).map((value, at) => cell(value, at, false)) }));
-  return new Table({
-    rows: [header, ...rows],
-    width: { size: widths.reduce((sum, width) => sum + width, 0), type: WidthType.DXA },
-    columnWidths: widths,
-    layout: TableLayoutType.FIXED,
-  });
 }
