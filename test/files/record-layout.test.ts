@@ -26,6 +26,12 @@ test(`a table that would need more than ${maxContinuedParts} parts of columns is
   const some = cellsOf(wideRows(50, 300));
   assert.equal(planTable({ ...some, available: 770, fontSize: 9, minFontSize: 7, padding }).kind, 'continued');
   assert.equal(planTable({ ...wide, available: 481, fontSize: 9, minFontSize: 7, padding, maxParts: 99 }).kind, 'continued', 'maxParts moves the threshold');
+  const empty = { headers: wide.headers, cells: wide.headers.map(() => []) };
+  assert.equal(
+    planTable({ ...empty, available: 481, fontSize: 9, minFontSize: 7, padding }).kind,
+    'continued',
+    'a table without rows keeps its header in parts',
+  );
 });
 
 /** Words of the rendered pages that are letters only: each must be a whole word of the source, not a piece of one. */

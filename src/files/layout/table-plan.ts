@@ -84,7 +84,8 @@ export function planTable(options: {
     parts = packParts({ floors, key, limit });
   }
   const planned = parts.map((columns) => ({ columns, widths: share(measures, floors, columns, available) }));
-  if (planned.length > (options.maxParts ?? maxContinuedParts))
+  // Records need rows: a table without any keeps its header in parts.
+  if (planned.length > (options.maxParts ?? maxContinuedParts) && (cells[0]?.length ?? 0) > 0)
     return { kind: 'records', fontSize, parts: planned, key, minimumWidth, record: { widths: recordWidths({ headers, available, fontSize, padding }) } };
   return { kind: planned.length > 1 ? 'continued' : 'fits', fontSize, parts: planned, key, minimumWidth };
 }
