@@ -28,7 +28,7 @@ import {
   defineMasters,
   addSlideLine,
 } from './pptx-layout.js';
-import { addRecordSlides } from './pptx-records.js';
+import { addRecordSlides, slideRecordPlan } from './pptx-records.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
@@ -241,7 +241,7 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
 } {
   const { pptx, text, title, subtitle, where } = options;
   const padding = cellPad.x * 2 * 72 + 4;
-  const plan = planTable({
+  const planned = planTable({
     headers: text.headers,
     cells: text.headers.map((_, column) => text.cells.map((row) => row[column] ?? '')),
     available: contentWidth * 72,
@@ -250,8 +250,9 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
     padding,
   });
   // A line under the title holds the caption and, for a table in parts or records, which columns or fields the slide shows.
-  const top = subtitle === undefined && plan.parts.length === 1 ? body.top : body.top + 0.4;
+  const top = subtitle === undefined && planned.parts.length === 1 ? body.top : body.top + 0.4;
   const room = body.bottom - top;
+  const plan = planned.kind === 'records' ? slideRecordPlan({ text, plan: planned, room, padding }) : planned;
   const maxLines = Math.floor((room * maxRowShare * 72 - 2 * cellPad.y * 72) / (plan.fontSize * 1.22));
   const cut = cutPlanCells({ text, plan, maxLines, padding });
   const notes = [

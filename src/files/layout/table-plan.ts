@@ -36,7 +36,11 @@ export interface TablePlan {
    * Records only: the widths of a block's two columns (field names, values).
    * `parts` then holds the continuation plan it replaces, for the note.
    */
-  record?: { widths: [number, number] };
+  record?: {
+    widths: [number, number];
+    /** Blocks of "field | value" columns side by side (PPTX on a wide slide; 1 when not given). */
+    columns?: number;
+  };
 }
 
 /**
@@ -95,7 +99,7 @@ export function planTable(options: {
  * name, at most {@link maxFieldShare}, never narrower than its longest word;
  * the values the rest.
  */
-function recordWidths(options: { headers: string[]; available: number; fontSize: number; padding: number }): [number, number] {
+export function recordWidths(options: { headers: string[]; available: number; fontSize: number; padding: number }): [number, number] {
   const { headers, available, fontSize, padding } = options;
   const bold = 1.1;
   const widest = Math.max(0, ...headers.map((header) => textEms(header) * bold));
