@@ -1,15 +1,15 @@
 // Builds the reference report (DOCX), deck (PPTX), workbook (XLSX) and CSV,
 // and the wide-table samples (25 columns with 2,000-character notes, as DOCX,
-// PPTX and XLSX), through a real host, renders them with LibreOffice and
+// PPTX and XLSX; 40 columns laid out one record per block, as DOCX and PPTX), through a real host, renders them with LibreOffice and
 // writes the pages as PNG into samples/ (git-ignored) for a reviewer to look at.
-// `npm run render-samples` (needs soffice and pdftoppm; ROWS=40 and WIDE_ROWS=60 by default).
+// `npm run render-samples` (needs soffice and pdftoppm; ROWS=40, WIDE_ROWS=60 and RECORD_ROWS=12 by default).
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { referenceRows, referenceSpec } from '../test/fixtures/reference-report.js';
 import { call, filesHost, ok, outputPath, spillRows } from '../test/files/helpers.js';
 import { renderPdf, renderPng, renderUnavailable } from '../test/helpers/render.js';
 import { chartPng } from '../test/fixtures/reference-images.js';
-import { wideRows } from '../test/fixtures/wide-table.js';
+import { veryWideRows, wideRows } from '../test/fixtures/wide-table.js';
 import { writeFile } from 'node:fs/promises';
 
 const out = path.resolve('samples');
@@ -34,11 +34,21 @@ try {
       { type: 'table', source: wideSource, title: 'Orders' },
     ],
   };
+  const recordsSource = await spillRows(env, veryWideRows(Number(process.env.RECORD_ROWS ?? 12)));
+  const recordsSpec = {
+    title: 'Orders with 40 columns',
+    blocks: [
+      { type: 'paragraph', text: 'Too many columns for parts a reader can follow: one block per row.' },
+      { type: 'table', source: recordsSource, title: 'Orders' },
+    ],
+  };
   const files: string[] = [];
   for (const [tool, args] of [
     ['build_document', { format: 'docx', spec: wideSpec, filename: 'wide-report.docx' }],
     ['build_document', { format: 'pptx', spec: wideSpec, filename: 'wide-deck.pptx' }],
     ['export_table', { source: wideSource, format: 'xlsx', filename: 'wide-sheet.xlsx' }],
+    ['build_document', { format: 'docx', spec: recordsSpec, filename: 'records-report.docx' }],
+    ['build_document', { format: 'pptx', spec: recordsSpec, filename: 'records-deck.pptx' }],
     ['build_document', { format: 'docx', spec, filename: 'report.docx' }],
     ['build_document', { format: 'pptx', spec, filename: 'deck.pptx' }],
     ['export_table', { source, format: 'xlsx', filename: 'orders.xlsx', sheet: 'Orders' }],

@@ -5,7 +5,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -128,4 +128,55 @@ export function scriptFontsUnavailable(): string | undefined {
   if (missing.length === 0) return undefined;
   const packages = [...new Set(missing.map(([, name]) => name))].join(', ');
   return `${missing.map(([family]) => family).join(', ')} not installed (fc-list); .ci/run installs ${packages}`;
+}
+
+/** A rendered page as RGB pixels (3 bytes a pixel, rows from the top). */
+export interface PagePixels {
+  width: number;
+  height: number;
+  rgb: Buffer;
+}
+
+/** Every page of a PDF as pixels (`pdftoppm -r <dpi>`, binary PPM files written under `dir`). */
+export async function readPixels(pdf: string, dir: string, dpi = 50): Promise<PagePixels[]> {
+  const prefix = path.join(dir, `${path.basename(pdf, '.pdf')}-pixels`);
+  await run('pdftoppm', ['-r', String(dpi), pdf, prefix], { timeout: 300_000 });
+  const names = (await readdir(dir)).filter((name) => name.startsWith(path.basename(prefix)) && name.endsWith('.ppm')).sort();
+  const pages: PagePixels[] = [];
+  for (const name of names) {
+    const bytes = await readFile(path.join(dir, name));
+    // P6 <width> <height> <max>\n then the pixels.
+    const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(bytes.subarray(0, 64).toString('latin1'));
+    if (header === null) throw new Error(`${name} is not a binary PPM`);
+    pages.push({ width: Number(header[1]), height: Number(header[2]), rgb: bytes.subarray(header[0].length) });
+  }
+  return pages;
+}
+
+/**
+ * The first and last pixel rows of a page that hold a run of at least `minRun`
+ * pixels near `colour` (each channel within `tolerance`), or undefined: a
+ * filled shape such as a chart's bar, not the strokes of text in a like colour.
+ */
+export function rowsWithColour(
+  page: PagePixels,
+  colour: [number, number, number],
+  options: { tolerance?: number; minRun?: number } = {},
+): { top: number; bottom: number } | undefined {
+  const tolerance = options.tolerance ?? 25;
+  const minRun = options.minRun ?? 6;
+  let top: number | undefined;
+  let bottom = -1;
+  for (let y = 0; y < page.height; y += 1) {
+    let run = 0;
+    for (let x = 0; x < page.width && run < minRun; x += 1) {
+      const at = (y * page.width + x) * 3;
+      run = colour.every((channel, index) => Math.abs((page.rgb[at + index] ?? 0) - channel) <= tolerance) ? run + 1 : 0;
+    }
+    if (run >= minRun) {
+      top ??= y;
+      bottom = y;
+    }
+  }
+  return top === undefined ? undefined : { top, bottom };
 }

@@ -5,26 +5,20 @@ import {
   ExternalHyperlink,
   Footer,
   HeadingLevel,
-  ImageRun,
   LevelFormat,
-  LineRuleType,
   Packer,
   PageNumber,
   PageOrientation,
   Paragraph,
   ShadingType,
   Table,
-  TableCell,
-  TableLayoutType,
-  TableRow,
   TextRun,
-  WidthType,
   type ParagraphChild,
 } from 'docx';
 import { defaultLocale } from '../columns/format-values.js';
 import { inlineSpans } from '../layout/inline-text.js';
 import { wantedWidth } from '../layout/column-widths.js';
-import { planTable, type TablePlan } from '../layout/table-plan.js';
+import { planTable } from '../layout/table-plan.js';
 import { SpillwayError } from '../../errors.js';
 import type { DocumentBlock, FigureBlock, ListEntry } from './document-spec.js';
 import { loadDocumentTables, tableCaption, type LoadedTable } from './document-tables.js';
@@ -33,16 +27,19 @@ import { partCaption, tablePlanNote } from './table-plan-note.js';
 import { zoneNote } from '../columns/time-zone-label.js';
 import { zoneOf } from './document-tables.js';
 import { xmlSafeText } from './table-notes.js';
+import { documentStyles } from './docx-styles.js';
+import { figureHeightPoints, figureParagraphs, movedCaption, naturalScale, referenceParagraph } from './docx-figures.js';
+import { figureItem, paragraphHeight, recordItem, tableItem } from './docx-heights.js';
+import { recordGap, recordTable, wordTable } from './docx-tables.js';
+import { placeFigures, type FlowItem } from '../layout/figure-placement.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
 /** A DOCX table cell holds at most this many characters; longer ones are cut and the result says where. */
 export const docxMaxCellChars = 1000;
 
-const font = 'Arial';
 const codeFont = 'Courier New';
-/** Half-points: 10 pt body, 9 pt tables (a wide table may go down to 7 pt). */
-const bodySize = 20;
+/** Half-points: 9 pt tables (a wide table may go down to 7 pt). */
 const tableSize = 18;
 const minTableSize = 14;
 /** A table row is never taller than this share of the page's text height: longer cells are cut. */
@@ -54,7 +51,16 @@ const page = { short: 11906, long: 16838, margin: 1134 };
 /** Word's default cell margins (108 twips each side) plus a little slack, in points. */
 const cellPaddingPoints = 12;
 const headingLevels = { 1: HeadingLevel.HEADING_1, 2: HeadingLevel.HEADING_2, 3: HeadingLevel.HEADING_3 } as const;
-const headerFill = 'D9E2F3';
+/** A figure that does not fit the rest of its page is shrunk to fit when it keeps at least this share of its size; else the text after it flows in first. */
+const minFigureScale = 0.7;
+
+/** One paragraph, table or figure of the body, with its estimated height for placing figures. */
+interface FlowEntry {
+  item: FlowItem;
+  nodes: (Paragraph | Table)[];
+  block: number;
+  figure?: { block: FigureBlock; scale: number };
+}
 
 export async function writeDocx(task: DocumentTask, progress: (message: ProgressMessage) => void): Promise<DocumentResult> {
   const { spec } = task;
@@ -65,50 +71,75 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
     texts.set(index, tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars: docxMaxCellChars, ...zoneOf(spec) }));
 
   const portraitWidthPoints = (page.short - 2 * page.margin) / 20;
+  const planFor = (text: TableText, available: number) =>
+    planTable({ headers: text.headers, cells: columnsOf(text), available, fontSize: tableSize / 2, minFontSize: minTableSize / 2, padding: cellPaddingPoints });
+  // A table laid out one record per block even on landscape pages reads as well in portrait.
   const tooWide = [...texts.values()].some(
-    (text) => wantedWidth({ headers: text.headers, cells: columnsOf(text), fontSize: tableSize / 2, padding: cellPaddingPoints }) > portraitWidthPoints * 1.15,
+    (text) =>
+      wantedWidth({ headers: text.headers, cells: columnsOf(text), fontSize: tableSize / 2, padding: cellPaddingPoints }) > portraitWidthPoints * 1.15 &&
+      planFor(text, (page.long - 2 * page.margin) / 20).kind !== 'records',
   );
   const landscape = spec.orientation === 'landscape' || (spec.orientation !== 'portrait' && tooWide);
   const textWidthTwips = (landscape ? page.long : page.short) - 2 * page.margin;
   const textHeightPoints = ((landscape ? page.short : page.long) - 2 * page.margin) / 20;
   const notes: string[] = [];
 
-  const children: (Paragraph | Table)[] = [new Paragraph({ text: xmlSafeText(spec.title), heading: HeadingLevel.TITLE })];
-  if (spec.subtitle !== undefined) children.push(new Paragraph({ text: xmlSafeText(spec.subtitle), style: 'Subtitle' }));
+  const width = textWidthTwips / 20;
+  const flow: FlowEntry[] = [];
+  const add = (item: FlowItem, nodes: (Paragraph | Table)[], block = -1) => flow.push({ item, nodes, block });
+  add({ kind: 'heading', height: paragraphHeight({ text: spec.title, width, style: 'title' }) }, [
+    new Paragraph({ text: xmlSafeText(spec.title), heading: HeadingLevel.TITLE }),
+  ]);
+  if (spec.subtitle !== undefined)
+    add({ kind: 'heading', height: paragraphHeight({ text: spec.subtitle, width, style: 'subtitle' }) }, [
+      new Paragraph({ text: xmlSafeText(spec.subtitle), style: 'Subtitle' }),
+    ]);
   let lists = 0;
   for (const [index, block] of spec.blocks.entries()) {
     switch (block.type) {
       case 'heading':
-        children.push(new Paragraph({ text: xmlSafeText(block.text), heading: headingLevels[block.level], keepNext: true }));
+        add({ kind: 'heading', height: paragraphHeight({ text: block.text, width, style: `heading${block.level}` }) }, [
+          new Paragraph({ text: xmlSafeText(block.text), heading: headingLevels[block.level], keepNext: true }),
+        ]);
         break;
       case 'paragraph':
-        children.push(...textParagraphs(block.text));
+        for (const part of block.text.split(/\n\s*\n/))
+          add({ kind: 'text', height: paragraphHeight({ text: part, width, style: 'body' }) }, [new Paragraph({ children: inlineRuns(part) })]);
         break;
       case 'bullets':
       case 'numbered':
         lists += 1;
-        children.push(...listParagraphs(block, lists));
+        for (const entry of listParagraphs(block, lists))
+          add({ kind: 'text', height: paragraphHeight({ text: entry.text, width: width - 36 * (entry.level + 1), style: 'listItem' }) }, [entry.paragraph]);
         break;
       case 'table': {
         const table = tables.get(index) as LoadedTable;
         const text = texts.get(index) as TableText;
         const where = `The table in blocks[${index}]`;
-        const plan = planTable({
-          headers: text.headers,
-          cells: columnsOf(text),
-          available: textWidthTwips / 20,
-          fontSize: tableSize / 2,
-          minFontSize: minTableSize / 2,
-          padding: cellPaddingPoints,
-        });
+        const plan = planFor(text, width);
         const maxLines = Math.floor((textHeightPoints * maxRowShare) / (plan.fontSize * cellLineFactor));
         const caption = xmlSafeText(tableCaption(block, table));
         const cut = cutPlanCells({ text, plan, maxLines, padding: cellPaddingPoints });
-        for (const [part, columns] of plan.parts.entries()) {
-          children.push(new Paragraph({ text: partCaption({ caption, plan, part, headers: text.headers }), style: 'Caption', keepNext: true }));
-          children.push(wordTable(text, columns, plan.fontSize));
-        }
-        if (table.rows.length === 0) children.push(new Paragraph({ children: [new TextRun({ text: '(no rows)', italics: true })] }));
+        if (plan.kind === 'records')
+          text.cells.forEach((_, row) =>
+            add(recordItem({ text, plan, row, width, padding: cellPaddingPoints }), [
+              row === 0
+                ? new Paragraph({ text: partCaption({ caption, plan, part: 0, headers: text.headers }), style: 'Caption', keepNext: true })
+                : recordGap(),
+              recordTable({ text, plan, row }),
+            ]),
+          );
+        else
+          for (const [part, columns] of plan.parts.entries()) {
+            add(tableItem({ text, part: columns, fontSize: plan.fontSize, width, padding: cellPaddingPoints }), [
+              new Paragraph({ text: partCaption({ caption, plan, part, headers: text.headers }), style: 'Caption', keepNext: true }),
+              wordTable(text, columns, plan.fontSize),
+            ]);
+          }
+        if (table.rows.length === 0)
+          add({ kind: 'text', height: paragraphHeight({ text: '(no rows)', width, style: 'body' }) }, [
+            new Paragraph({ children: [new TextRun({ text: '(no rows)', italics: true })] }),
+          ]);
         const planNote = tablePlanNote({ plan, headers: text.headers, where, bodySize: tableSize / 2, unit: 'page' });
         if (planNote !== undefined) notes.push(planNote);
         const tall = tallCellsNote(cut, { maxLines, room: 'a third of the page', where });
@@ -117,15 +148,19 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
         if (zones !== undefined) notes.push(zones);
         break;
       }
-      case 'figure':
-        children.push(...figureParagraphs(block, textWidthTwips));
+      case 'figure': {
+        const scale = naturalScale(block, textWidthTwips);
+        const item = figureItem({ height: figureHeightPoints(block, scale), title: block.title, width });
+        flow.push({ item, nodes: [], block: index, figure: { block, scale } });
         break;
+      }
       case 'chart':
       case 'image':
         // build_document turns these into figures before the task reaches a worker.
         throw new SpillwayError('INTERNAL', `A ${block.type} block reached the DOCX writer unresolved.`);
     }
   }
+  const children = placedChildren({ flow, pageHeight: textHeightPoints, width, notes });
 
   const document = new Document({
     title: xmlSafeText(spec.title),
@@ -179,58 +214,52 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
   }
 }
 
+/**
+ * The body in page order: a figure that does not fit under the text before it
+ * is shrunk to fit (to no less than {@link minFigureScale}) or, when that is
+ * not enough, the text after it flows in first and a reference line stays
+ * where it was asked for (layout/figure-placement.ts).
+ */
+function placedChildren(options: { flow: FlowEntry[]; pageHeight: number; width: number; notes: string[] }): (Paragraph | Table)[] {
+  const { flow, pageHeight, width, notes } = options;
+  const referenceHeight = paragraphHeight({ text: 'Figure 10 (a title of a few words) follows below.', width, style: 'caption' });
+  const placement = placeFigures({ items: flow.map((entry) => entry.item), pageHeight, minScale: minFigureScale, referenceHeight });
+  const numbers = new Map<number, number>();
+  flow.forEach((entry, index) => {
+    if (entry.figure !== undefined) numbers.set(index, numbers.size + 1);
+  });
+  const children: (Paragraph | Table)[] = [];
+  for (const index of placement.order) {
+    const entry = flow[index] as FlowEntry;
+    const before = flow[index - 1];
+    if (placement.moved.has(index - 1) && before?.figure !== undefined) {
+      const { label } = movedCaption(before.figure.block, numbers.get(index - 1) ?? 0);
+      children.push(referenceParagraph(label, before.figure.block.title));
+    }
+    if (entry.figure === undefined) {
+      children.push(...entry.nodes);
+      continue;
+    }
+    const { block, scale } = entry.figure;
+    const placed = placement.scales.get(index) ?? 1;
+    const where = `The figure in blocks[${entry.block}]`;
+    if (placement.moved.has(index)) {
+      const { label, caption } = movedCaption(block, numbers.get(index) ?? 0);
+      children.push(...figureParagraphs(block, scale, caption));
+      notes.push(
+        `${where} did not fit under the text on its page, so the text after it comes first and the figure starts the next page as "${label}"; a line where it was asked for points to it.`,
+      );
+      continue;
+    }
+    children.push(...figureParagraphs(block, scale * placed, block.title));
+    if (placed < 1) notes.push(`${where} is shown at ${Math.round(placed * 100)}% of its size, so that it fits under the text on its page.`);
+  }
+  return children;
+}
+
 /** The cells by column, every row: one longer ID in the last row must not wrap. */
 function columnsOf(text: TableText): string[][] {
   return text.headers.map((_, column) => text.cells.map((row) => row[column] ?? ''));
-}
-
-function documentStyles() {
-  const heading = (id: string, name: string, size: number, before: number) => ({
-    id,
-    name,
-    basedOn: 'Normal',
-    next: 'Normal',
-    quickFormat: true,
-    run: { font, size, bold: true, color: '1F3864' },
-    paragraph: { spacing: { before, after: 120 }, keepNext: true },
-  });
-  return {
-    default: {
-      document: { run: { font, size: bodySize }, paragraph: { spacing: { after: 120, line: 276, lineRule: LineRuleType.AUTO } } },
-    },
-    paragraphStyles: [
-      {
-        id: 'Title',
-        name: 'Title',
-        basedOn: 'Normal',
-        next: 'Normal',
-        quickFormat: true,
-        run: { font, size: 48, bold: true, color: '1F3864' },
-        paragraph: { spacing: { after: 120 } },
-      },
-      {
-        id: 'Subtitle',
-        name: 'Subtitle',
-        basedOn: 'Normal',
-        next: 'Normal',
-        quickFormat: true,
-        run: { font, size: 28, color: '595959' },
-        paragraph: { spacing: { after: 360 } },
-      },
-      heading('Heading1', 'Heading 1', 32, 360),
-      heading('Heading2', 'Heading 2', 26, 280),
-      heading('Heading3', 'Heading 3', 22, 240),
-      {
-        id: 'Caption',
-        name: 'Caption',
-        basedOn: 'Normal',
-        next: 'Normal',
-        quickFormat: true,
-        run: { font, size: 18, italics: true, color: '404040' },
-        paragraph: { spacing: { before: 120, after: 80 } },
-      },
-    ],
-  };
 }
 
 /** One numbering definition per list block, so every numbered list starts at 1. */
@@ -263,12 +292,19 @@ function numberingConfig(lists: number) {
   return config;
 }
 
-function listParagraphs(block: Extract<DocumentBlock, { type: 'bullets' | 'numbered' }>, list: number): Paragraph[] {
+function listParagraphs(
+  block: Extract<DocumentBlock, { type: 'bullets' | 'numbered' }>,
+  list: number,
+): { paragraph: Paragraph; text: string; level: number }[] {
   const reference = `${block.type}-${list}`;
-  const paragraphs: Paragraph[] = [];
+  const paragraphs: { paragraph: Paragraph; text: string; level: number }[] = [];
   const walk = (entries: ListEntry[], level: number) => {
     for (const entry of entries) {
-      paragraphs.push(new Paragraph({ children: inlineRuns(entry.text), numbering: { reference, level }, spacing: { after: 40 } }));
+      paragraphs.push({
+        paragraph: new Paragraph({ children: inlineRuns(entry.text), numbering: { reference, level }, spacing: { after: 40 } }),
+        text: entry.text,
+        level,
+      });
       walk(entry.items, Math.min(level + 1, 2));
     }
   };
@@ -294,57 +330,4 @@ function inlineRuns(text: string): ParagraphChild[] {
       return span.link === undefined ? runs : [new ExternalHyperlink({ link: span.link, children: runs })];
     })
     .flat();
-}
-
-/** A paragraph block: blank lines separate paragraphs; single line breaks stay breaks. */
-function textParagraphs(text: string): Paragraph[] {
-  return text.split(/\n\s*\n/).map((part) => new Paragraph({ children: inlineRuns(part) }));
-}
-
-/** A figure (a chart or an image) centred at most the text width, never enlarged, its title below in the Caption style. */
-function figureParagraphs(figure: FigureBlock, textWidthTwips: number): Paragraph[] {
-  // docx sizes images in pixels at 96 to the inch: 15 twips a pixel.
-  const scale = Math.min(1, textWidthTwips / 15 / figure.width, 620 / figure.height);
-  const transformation = { width: Math.round(figure.width * scale), height: Math.round(figure.height * scale) };
-  const run = new ImageRun({ type: figure.format, data: figure.data, transformation });
-  // Single spacing set outright: LibreOffice lets an inline image in a paragraph without it grow upwards over what is above.
-  const paragraphs = [
-    new Paragraph({
-      alignment: AlignmentType.CENTER,
-      spacing: { before: 120, line: 240, lineRule: LineRuleType.AUTO },
-      children: [run],
-      keepNext: figure.title !== undefined,
-    }),
-  ];
-  if (figure.title !== undefined) paragraphs.push(new Paragraph({ text: xmlSafeText(figure.title), style: 'Caption', alignment: AlignmentType.CENTER }));
-  return paragraphs;
-}
-
-function wordTable(text: TableText, part: TablePlan['parts'][number], fontSize: number): Table {
-  const widths = part.widths.map((points) => Math.floor(points * 20));
-  const size = Math.round(fontSize * 2);
-  const cell = (value: string, at: number, header: boolean) =>
-    new TableCell({
-      width: { size: widths[at] ?? 0, type: WidthType.DXA },
-      ...(header ? { shading: { type: ShadingType.CLEAR, fill: headerFill, color: 'auto' } } : {}),
-      children: [
-        new Paragraph({
-          spacing: { after: 0, line: 240 },
-          ...(text.numeric[part.columns[at] ?? 0] === true ? { alignment: AlignmentType.RIGHT } : {}),
-          // A line break in a cell stays a line break (a new paragraph would add spacing).
-          children: value
-            .split('\n')
-            .map((line, index) => new TextRun({ text: line, size, ...(index > 0 ? { break: 1 } : {}), ...(header ? { bold: true } : {}) })),
-        }),
-      ],
-    });
-  const pick = (row: string[]) => part.columns.map((column) => row[column] ?? '');
-  const header = new TableRow({ tableHeader: true, cantSplit: true, children: pick(text.headers).map((value, at) => cell(value, at, true)) });
-  const rows = text.cells.map((row) => new TableRow({ cantSplit: true, children: pick(row).map((value, at) => cell(value, at, false)) }));
-  return new Table({
-    rows: [header, ...rows],
-    width: { size: widths.reduce((sum, width) => sum + width, 0), type: WidthType.DXA },
-    columnWidths: widths,
-    layout: TableLayoutType.FIXED,
-  });
 }

@@ -21,6 +21,23 @@ export const master = 'SPILLWAY_CONTENT';
 export const titleMaster = 'SPILLWAY_TITLE';
 const accent = '1F3864';
 
+type Slide = ReturnType<Presentation['addSlide']>;
+
+/** The line under a slide's title: a table's caption, which columns or fields the slide shows. */
+export function addSlideLine(target: Slide, line: string): void {
+  target.addText(line, {
+    x: slide.margin,
+    y: body.top - 0.05,
+    w: contentWidth,
+    h: 0.35,
+    fontFace: font,
+    fontSize: 14,
+    italic: true,
+    color: '404040',
+    margin: 0,
+  });
+}
+
 /** The title slide and content slide masters: title placeholder, accent rule, slide numbers. */
 export function defineMasters(pptx: Presentation): void {
   pptx.defineSlideMaster({

@@ -13,7 +13,22 @@ import { zoneNote } from '../columns/time-zone-label.js';
 import { cutCellsNote, cutPlanCells, tableText, tallCellsNote, type TableText } from './table-text.js';
 import { partColumns, tablePlanNote } from './table-plan-note.js';
 import { xmlSafeText } from './table-notes.js';
-import { font, slide, contentWidth, body, textSize, tableSize, minTableSize, maxRowShare, cellPad, master, titleMaster, defineMasters } from './pptx-layout.js';
+import {
+  font,
+  slide,
+  contentWidth,
+  body,
+  textSize,
+  tableSize,
+  minTableSize,
+  maxRowShare,
+  cellPad,
+  master,
+  titleMaster,
+  defineMasters,
+  addSlideLine,
+} from './pptx-layout.js';
+import { addRecordSlides, slideRecordPlan } from './pptx-records.js';
 import { openOutput, writeChunk } from '../pool/worker-output.js';
 import type { DocumentResult, DocumentTask, ProgressMessage } from '../pool/worker-task.js';
 
@@ -226,7 +241,7 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
 } {
   const { pptx, text, title, subtitle, where } = options;
   const padding = cellPad.x * 2 * 72 + 4;
-  const plan = planTable({
+  const planned = planTable({
     headers: text.headers,
     cells: text.headers.map((_, column) => text.cells.map((row) => row[column] ?? '')),
     available: contentWidth * 72,
@@ -234,11 +249,17 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
     minFontSize: minTableSize,
     padding,
   });
-  // A line under the title holds the caption and, for a table in parts, which columns the slide shows.
-  const top = subtitle === undefined && plan.parts.length === 1 ? body.top : body.top + 0.4;
+  // A line under the title holds the caption and, for a table in parts or records, which columns or fields the slide shows.
+  const top = subtitle === undefined && planned.parts.length === 1 ? body.top : body.top + 0.4;
   const room = body.bottom - top;
+  const plan = planned.kind === 'records' ? slideRecordPlan({ text, plan: planned, room, padding }) : planned;
   const maxLines = Math.floor((room * maxRowShare * 72 - 2 * cellPad.y * 72) / (plan.fontSize * 1.22));
   const cut = cutPlanCells({ text, plan, maxLines, padding });
+  const notes = [
+    tablePlanNote({ plan, headers: text.headers, where, bodySize: tableSize, unit: 'slide' }),
+    tallCellsNote(cut, { maxLines, room: 'half the slide', where }),
+  ];
+  if (plan.kind === 'records') return { slides: addRecordSlides({ pptx, text, plan, title, subtitle, top }), notes };
   const total = text.cells.length;
   let slides = 0;
   for (const [partIndex, part] of plan.parts.entries()) {
@@ -265,18 +286,7 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
       const added = pptx.addSlide({ masterName: master });
       added.addText(`${title} (${which})`, { placeholder: 'title' });
       const line = [subtitle, columns].filter((part) => part !== undefined && part !== '').join(' · ');
-      if (line !== '')
-        added.addText(line, {
-          x: slide.margin,
-          y: body.top - 0.05,
-          w: contentWidth,
-          h: 0.35,
-          fontFace: font,
-          fontSize: 14,
-          italic: true,
-          color: '404040',
-          margin: 0,
-        });
+      if (line !== '') addSlideLine(added, line);
       const rows = text.cells
         .slice(first, end)
         .map((row) => pick(row).map((value, at) => ({ text: value, options: numeric[at] === true ? { align: 'right' } : {} })));
@@ -295,13 +305,7 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
       slides += 1;
     }
   }
-  return {
-    slides,
-    notes: [
-      tablePlanNote({ plan, headers: text.headers, where, bodySize: tableSize, unit: 'slide' }),
-      tallCellsNote(cut, { maxLines, room: 'half the slide', where }),
-    ],
-  };
+  return { slides, notes };
 }
 
 /** A figure fitted under the title (and its caption), centred, never larger than 96 pixels an inch. */

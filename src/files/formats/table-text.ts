@@ -99,6 +99,12 @@ export function tallCellsNote(cut: TableText['cut'], options: { maxLines: number
 /** Cuts the cells of every part of a plan so that no row passes `maxLines` in its column (a repeated key column at its first width). */
 export function cutPlanCells(options: { text: TableText; plan: TablePlan; maxLines: number; padding: number }): TableText['cut'] {
   const { text, plan, maxLines, padding } = options;
+  if (plan.kind === 'records') {
+    // One line a field: every value but the key's gets the value column's width.
+    const columns = text.headers.map((_, column) => column).filter((column) => column !== plan.key);
+    const width = plan.record?.widths[1] ?? 0;
+    return cutCellsToHeight({ text, columns, widths: columns.map(() => width), fontSize: plan.fontSize, padding, maxLines });
+  }
   const total: TableText['cut'] = { count: 0, first: [] };
   const done = new Set<number>();
   for (const part of plan.parts) {

@@ -1,4 +1,5 @@
 import { measureColumns, type ColumnMeasures } from './column-widths.js';
+import { longestWordEms, textEms } from './text-width.js';
 
 /**
  * The narrowest a column that wraps its text may get, in average characters
@@ -12,10 +13,18 @@ const averageCharEms = 0.54;
 const longTextEms = 12;
 /** Font sizes are tried in these steps (points) from the body size down to the floor. */
 const fontStep = 0.5;
+/**
+ * A table that would need more parts of columns than this is laid out one
+ * record per block instead: a reader cannot follow a row across four or more
+ * tables.
+ */
+export const maxContinuedParts = 3;
+/** In a record block the field names take at most this share of the width; the values get the rest. */
+const maxFieldShare = 0.35;
 
-/** How a table is laid out: whole at its size, whole in a smaller font, or in parts of columns that repeat the key column. */
+/** How a table is laid out: whole at its size, whole in a smaller font, in parts of columns that repeat the key column, or one record per block. */
 export interface TablePlan {
-  kind: 'fits' | 'smaller-font' | 'continued';
+  kind: 'fits' | 'smaller-font' | 'continued' | 'records';
   fontSize: number;
   /** Each part's columns (indexes into the table, in order; from the second part on, the key column first) and their widths. */
   parts: { columns: number[]; widths: number[] }[];
@@ -23,6 +32,15 @@ export interface TablePlan {
   key?: number;
   /** The readable minimum in points at the body size: {@link readableColumnChars} characters. */
   minimumWidth: number;
+  /**
+   * Records only: the widths of a block's two columns (field names, values).
+   * `parts` then holds the continuation plan it replaces, for the note.
+   */
+  record?: {
+    widths: [number, number];
+    /** Blocks of "field | value" columns side by side (PPTX on a wide slide; 1 when not given). */
+    columns?: number;
+  };
 }
 
 /**
@@ -40,6 +58,8 @@ export function planTable(options: {
   fontSize: number;
   minFontSize: number;
   padding: number;
+  /** More continuation parts than this lay the table out one record per block (default {@link maxContinuedParts}). */
+  maxParts?: number;
 }): TablePlan {
   const { headers, cells, available, fontSize, minFontSize, padding } = options;
   const minimumWidth = minimumColumnWidth(fontSize, padding);
@@ -68,7 +88,26 @@ export function planTable(options: {
     parts = packParts({ floors, key, limit });
   }
   const planned = parts.map((columns) => ({ columns, widths: share(measures, floors, columns, available) }));
+  // Records need rows: a table without any keeps its header in parts.
+  if (planned.length > (options.maxParts ?? maxContinuedParts) && (cells[0]?.length ?? 0) > 0)
+    return { kind: 'records', fontSize, parts: planned, key, minimumWidth, record: { widths: recordWidths({ headers, available, fontSize, padding }) } };
   return { kind: planned.length > 1 ? 'continued' : 'fits', fontSize, parts: planned, key, minimumWidth };
+}
+
+/**
+ * A record block's columns: the field names as wide as the longest (bold)
+ * name, at most {@link maxFieldShare}, never narrower than its longest word;
+ * the values the rest.
+ */
+export function recordWidths(options: { headers: string[]; available: number; fontSize: number; padding: number }): [number, number] {
+  const { headers, available, fontSize, padding } = options;
+  const bold = 1.1;
+  const widest = Math.max(0, ...headers.map((header) => textEms(header) * bold));
+  const longestWord = Math.max(0, ...headers.map((header) => longestWordEms(header) * bold));
+  const field = Math.min(Math.max(widest * 1.03 * fontSize + padding + 1, minimumColumnWidth(fontSize, padding)), available * maxFieldShare);
+  const floor = Math.min(longestWord * 1.03 * fontSize + padding + 1, available / 2);
+  const chosen = Math.max(field, floor);
+  return [chosen, available - chosen];
 }
 
 /** Columns in order into parts of at most `limit` (by their floors); every part after the first starts with the key column. */

@@ -38,7 +38,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
           ' {"type":"chart","source","spec" (Vega-Lite without data, as build_chart),"title"?,"columns"?,"sort"?,"range"?} and {"type":"image","path":"outputs/x.png","title"?} (PNG, JPEG or SVG).',
         'Tables take the PATH of the rows (a spill), never the rows themselves. Give the spec inline (spec) or, when it is long, write it to a JSON file first (write_file to args/) and pass specPath.',
         'Tables get column widths from their content and formatted numbers and dates (locale, default en-US); DOCX turns landscape when a table is too wide and repeats the header row on every page; PPTX pages tables by measured row height, header on each slide.' +
-          ' A table too wide for the page at 9 characters a column is set in a smaller font or split into parts of columns that repeat its key column (the result says which); pass columns to keep only what a reader needs.',
+          ' A table too wide for the page at 9 characters a column is set in a smaller font, split into parts of columns that repeat its key column, or (past 3 parts) laid out one record per block of "field | value" lines (the result says which); pass columns to keep only what a reader needs.',
         `A document holds at most ${formatCount(config.documents.maxTableRows)} table rows in all (documents.maxTableRows): for bigger` +
           ' tables put the rows a reader needs in the document (sort + range) and export the full set with export_table.',
       ].join(' '),
