@@ -21,6 +21,10 @@ export type {
   ToolAnnotations,
   ToolArguments,
 } from './host/tool.js';
+export type { PromptDefinition, PromptArgument, PromptContext, PromptMessage } from './host/prompts.js';
+export type { HostResource } from './host/host-resources.js';
+export type { CallLogEntry, CallLogLevel } from './host/call-log.js';
+export type { FileChanged, HostEvents } from './host/host-events.js';
 export { describeApproval } from './policy/describe-approval.js';
 export { loadConfig, validateConfig, type LoadConfigOptions } from './config/load-config.js';
 export type { Config } from './config/schema.js';

@@ -16,6 +16,8 @@ import { toScreeningCounts } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapMcpResult, unwrapValue, type Unwrapped } from '../spill/unwrap.js';
 import type { Delegation } from './authorize-call.js';
+import type { CallLogEntry } from './call-log.js';
+import { callLogEntries } from './call-log-entries.js';
 import type { ExecuteResult } from './execute-result.js';
 import type { ExecutionRecord } from './execution-record.js';
 import type { HostEvents } from './host-events.js';
@@ -88,6 +90,7 @@ export async function runCall(host: CallPipelineHost, input: { call: ToolCall; c
   let failure: SpillwayError | undefined;
   // A delegated call's expanded arguments, known even when the target then fails (for the record).
   const delegation: Delegation = {};
+  if (context.onLog !== undefined) tellCaller(context.onLog, [{ level: 'debug', message: `${call.name}: started`, data: { callId } }]);
   try {
     output = await host.run({ call, callId, context, sandbox, log, delegation, ...(unlisted === undefined ? {} : { unlisted }) });
   } catch (error) {
@@ -175,6 +178,8 @@ export async function runCall(host: CallPipelineHost, input: { call: ToolCall; c
     'tool call',
   );
   for (const attachment of attachments) host.emit('attachment', { conversationId: context.conversationId, principal, attachment });
+  for (const file of written) host.emit('file-changed', { conversationId: context.conversationId, principal, path: file.path, change: 'written' });
+  if (context.onLog !== undefined) tellCaller(context.onLog, callLogEntries(result));
   host.emit('call', {
     tool: call.name,
     outcome: isError ? 'error' : 'ok',
@@ -184,4 +189,14 @@ export async function runCall(host: CallPipelineHost, input: { call: ToolCall; c
     ...(screening === undefined ? {} : { screening }),
   });
   return result;
+}
+
+function tellCaller(onLog: NonNullable<ExecuteContext['onLog']>, entries: readonly CallLogEntry[]): void {
+  for (const entry of entries) {
+    try {
+      onLog(entry);
+    } catch {
+      // A listener that throws never changes the result.
+    }
+  }
 }

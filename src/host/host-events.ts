@@ -27,12 +27,26 @@ export interface SweepFinished {
   bytesRemoved: number;
 }
 
+/** One file of a conversation that changed; `path` is relative to the conversation folder. */
+export interface FileChanged {
+  conversationId: string;
+  principal: string;
+  path: string;
+  change: 'written' | 'removed';
+}
+
 export interface HostEvents {
   /** A tool was added or removed, or a configuration change altered how a tool is listed (its description). */
   'tools-changed': [];
   /** A file appeared in a conversation's outputs/ (a tool's export, or any other route: see src/watch/). */
   attachment: [{ conversationId: string; principal: string; attachment: Attachment }];
   call: [CallFinished];
+  /** A file in a conversation was written (a spill, an output) or removed (retention): resource subscriptions listen. */
+  'file-changed': [FileChanged];
+  /** An embedder's resource (host.resources) changed or went. */
+  'resource-updated': [{ uri: string }];
+  /** A prompt was registered or removed. */
+  'prompts-changed': [];
   'file-job': [FileJobEvent];
   sweep: [SweepFinished];
   /** A front (HTTP or stdio) is up and its banner printed: services that keep something warm for a first call start it now. */

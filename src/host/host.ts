@@ -14,6 +14,8 @@ import { mostSpecificMatch } from '../util/tool-pattern.js';
 import { ExecutionRecordStore } from './execution-record.js';
 import { listTool } from './list-tool.js';
 import type { ApprovalHandler, ApprovalRequest, Attachment, ExecuteContext, ListedTool, ToolCall, ToolContext, ToolDefinition, ToolOutput } from './tool.js';
+import { HostResources } from './host-resources.js';
+import { PromptRegistry } from './prompts.js';
 import { ToolRegistry } from './tool-registry.js';
 import { authorizeCall, type Delegation, type ToolScope } from './authorize-call.js';
 import type { ExecuteResult } from './execute-result.js';
@@ -63,6 +65,10 @@ export class Host extends EventEmitter<HostEvents> {
     () => this.emit('tools-changed'),
     (tool, problem) => this.logger.warn({ tool, problem }, 'tool schema cannot be compiled; arguments will not be validated locally'),
   );
+  /** Prompts clients offer their users (MCP prompts/list); spillway's own are registered by createHost. */
+  readonly prompts = new PromptRegistry(() => this.emit('prompts-changed'));
+  /** Resources an embedder offers beside each conversation's outputs (resources/list, read, subscribe). */
+  readonly resources = new HostResources((uri) => this.emit('resource-updated', { uri }));
   private readonly records: ExecutionRecordStore;
   private readonly approve: ApprovalHandler | undefined;
   private readonly now: () => Date;

@@ -33,6 +33,14 @@ export function buildToolContext(scope: ToolScope, host: ToolContextHost): ToolC
     signal: context.signal ?? new AbortController().signal,
     queues: host.queues,
     progress: context.onProgress ?? (() => undefined),
+    notify: (level, message, data) => {
+      if (context.onLog === undefined) return;
+      try {
+        context.onLog({ level, message: `${scope.call.tool}: ${message}`, data: { ...data, callId } });
+      } catch {
+        // A listener that throws never fails the tool.
+      }
+    },
     toolNames: () => host.toolNames(),
     explainMissingTool: (name) => host.explainMissingTool(name),
     invoke: async (name, args, via) => {

@@ -1,3 +1,4 @@
+import type { CallLogEntry, CallLogLevel } from './call-log.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Config } from '../config/schema.js';
@@ -66,6 +67,8 @@ export interface ExecuteContext {
   approve?: ApprovalHandler;
   /** Receives a long call's progress (queued, started, rows written); MCP sends it as notifications/progress. */
   onProgress?: (update: ProgressUpdate) => void;
+  /** Receives what the call has to say as it runs and ends (spills, cuts, refusals, a tool's own messages); MCP sends it as notifications/message. */
+  onLog?: (entry: CallLogEntry) => void;
 }
 
 /** How far a long call has got: `progress` only grows; `message` says what it is doing. */
@@ -90,6 +93,8 @@ export interface ToolContext {
   queues: AdmissionBoard;
   /** Reports progress to the caller (does nothing when the caller did not ask for it). */
   progress(update: ProgressUpdate): void;
+  /** Tells the caller something about this call as it runs (MCP notifications/message, at the level the client asked for); does nothing when nobody listens. */
+  notify(level: CallLogLevel, message: string, data?: Record<string, unknown>): void;
   /**
    * Runs another tool on the model's behalf (delegating calls): validates the
    * arguments against its schema, applies permission and approval to them, runs

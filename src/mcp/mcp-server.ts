@@ -3,22 +3,27 @@ import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type ReadResourceResult,
   type ProgressToken,
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { toSpillwayError, type SpillwayError } from '../errors.js';
 import type { ExecuteResult, Host } from '../host/host.js';
+import type { HostResource } from '../host/host-resources.js';
 import { errorMetaKey, structuredResultSchema, toErrorMeta, toStructuredResult } from '../host/structured-result.js';
 import type { ApprovalHandler, ListedTool, ProgressUpdate } from '../host/tool.js';
 import { isTextMimeType, listAttachments, mimeTypeFor, pathFromAttachmentUri } from '../outputs/attachments.js';
 import { elicitationApprover, type ElicitationApproverOptions } from '../policy/elicitation-approver.js';
 import { screeningMetaKey, spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
 import { defaultPrincipal } from '../sandbox/index.js';
+import { installLogging } from './mcp-logging.js';
+import { installPrompts, type ScopeResolver } from './mcp-prompts.js';
 import { readResourceFile } from './read-resource.js';
+import { resourceError, resourceNotFoundCode } from './resource-errors.js';
+import { installSubscriptions } from './resource-subscriptions.js';
 import { requestScope, type RequestScope, type ScopeSources } from './request-scope.js';
 
 export interface McpSession {
@@ -34,6 +39,8 @@ export interface McpSession {
 
 /** How many (principal, conversation) pairs a session remembers using, for resources/list_changed. */
 const maxScopesPerSession = 64;
+
+export { resourceNotFoundCode };
 
 export const serverInfo = { name: 'spillway', version: '0.1.0' } as const;
 
@@ -51,7 +58,13 @@ const instructions = [
  */
 export function createMcpServer(host: Host, session: McpSession): Server {
   const server = new Server(serverInfo, {
-    capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+    capabilities: {
+      tools: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
+      prompts: { listChanged: true },
+      completions: {},
+      logging: {},
+    },
     instructions,
   });
 
@@ -75,6 +88,11 @@ export function createMcpServer(host: Host, session: McpSession): Server {
     requestInfo: extra.requestInfo,
   });
 
+  const scopeOfRequest: ScopeResolver = (meta, extra) => scopeOf(sourcesOf(meta, extra));
+  const logging = installLogging(server);
+  const closePrompts = installPrompts(server, host, scopeOfRequest);
+  const closeSubscriptions = installSubscriptions(server, host, scopeOfRequest);
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     let scope: RequestScope;
     try {
@@ -90,6 +108,7 @@ export function createMcpServer(host: Host, session: McpSession): Server {
         ...(session.caller === undefined ? {} : { caller: session.caller }),
         signal: extra.signal,
         ...progressNotifications(request.params._meta?.progressToken, extra.sendNotification),
+        onLog: logging.forCall(extra.sendNotification),
         ...approvalThroughElicitation(server, { timeoutMs: host.config.policy.approvalTimeoutMs, signal: extra.signal }),
       },
     );
@@ -105,18 +124,29 @@ export function createMcpServer(host: Host, session: McpSession): Server {
     }
     const attachments = await listAttachments(host.sandbox.conversation(scope.conversationId, scope.principal));
     return {
-      resources: attachments.map((attachment) => ({
-        uri: attachment.uri,
-        name: attachment.filename,
-        title: attachment.path,
-        mimeType: attachment.mimeType,
-        size: attachment.bytes,
-      })),
+      resources: [
+        ...attachments.map((attachment) => ({
+          uri: attachment.uri,
+          name: attachment.filename,
+          title: attachment.path,
+          mimeType: attachment.mimeType,
+          size: attachment.bytes,
+        })),
+        ...host.resources.list().map((resource) => ({
+          uri: resource.uri,
+          name: resource.name,
+          mimeType: resource.mimeType,
+          ...(resource.title === undefined ? {} : { title: resource.title }),
+          ...(resource.description === undefined ? {} : { description: resource.description }),
+        })),
+      ],
     };
   });
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
+    const offered = host.resources.get(uri);
+    if (offered !== undefined) return { contents: [await readHostResource(offered)] };
     try {
       const scope = scopeOf(sourcesOf(request.params._meta, extra));
       const sandbox = host.sandbox.conversation(scope.conversationId, scope.principal);
@@ -152,9 +182,18 @@ export function createMcpServer(host: Host, session: McpSession): Server {
   server.onclose = () => {
     host.off('tools-changed', onToolsChanged);
     host.off('attachment', onAttachment);
+    closePrompts();
+    closeSubscriptions();
     previousOnClose?.();
   };
   return server;
+}
+
+/** An embedder's resource as resources/read contents. */
+async function readHostResource(resource: HostResource): Promise<ReadResourceResult['contents'][number]> {
+  const read = await resource.read();
+  const { uri, mimeType } = resource;
+  return 'text' in read ? { uri, mimeType, text: read.text } : { uri, mimeType, blob: read.blob.toString('base64') };
 }
 
 /** A listed tool (`host.listTools()`, descriptions resolved) as MCP lists it. */
@@ -175,16 +214,6 @@ function declaredOutputSchema(tool: ListedTool): Record<string, unknown> | undef
 
 function hasStructuredResult(tool: ListedTool): boolean {
   return tool.outputSchema !== undefined && (tool.origin === undefined || tool.origin === 'local');
-}
-
-/** The spec's "resource not found" (-32002): also for paths the sandbox refuses, so a refusal never confirms a file exists. */
-export const resourceNotFoundCode = -32002;
-
-function resourceError(uri: string, error: SpillwayError): McpError {
-  if (error.code.startsWith('PATH_') || error.code === 'CONVERSATION_INVALID' || error.code === 'PRINCIPAL_INVALID') {
-    return new McpError(resourceNotFoundCode, `Resource not found: ${error.message}`, { uri, code: error.code });
-  }
-  return new McpError(-32603, error.message, { uri, code: error.code });
 }
 
 /**

@@ -60,6 +60,7 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
           tempGraceMs: retention.tempGraceMs,
           quota: retention,
           logger,
+          onRemoved: (removed) => announceRemoved(host, removed),
           ...(options.now === undefined ? {} : { now: options.now }),
           ...(options.lock === undefined ? {} : { lock: options.lock }),
           ...(options.expiryLog === undefined ? {} : { expiryLog: options.expiryLog }),
@@ -100,4 +101,12 @@ export function startRetention(host: Host, options: StartRetentionOptions = {}):
     applyConfig: (config) => scheduler.reschedule(config.retention.cron),
     stop,
   };
+}
+
+/** A swept file, announced as a host `file-changed` event (folders and whole conversations are not files: skipped). */
+function announceRemoved(host: Host, removed: string): void {
+  const [principal, conversationId, ...rest] = removed.split('/');
+  const relative = rest.join('/');
+  if (principal === undefined || conversationId === undefined || relative === '' || relative.endsWith('/')) return;
+  host.emit('file-changed', { principal, conversationId, path: relative, change: 'removed' });
 }

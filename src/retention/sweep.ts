@@ -34,6 +34,8 @@ export interface SweepOptions {
   expiryLog?: ExpiryLog;
   /** Called after a conversation is planned and before anything in it is removed (progress; tests race the sweep here). */
   onPlanned?: (plan: ConversationPlan) => void | Promise<void>;
+  /** Called with each path removed (`<principal>/<conversation>/<relative>`, folders end in "/"): a serving host announces them to resource subscribers. */
+  onRemoved?: (path: string) => void;
 }
 
 const maxProblemsReported = 100;
@@ -169,6 +171,7 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
       }
       addProblems(applied.problems);
       if (paths !== undefined) for (const relative of applied.removed) paths.push(`${id}/${relative}`);
+      if (options.onRemoved !== undefined) for (const relative of applied.removed) options.onRemoved(`${id}/${relative}`);
     }
 
     if (hasQuota(options.quota)) {
@@ -196,6 +199,7 @@ export async function sweepSandbox(options: SweepOptions): Promise<SweepReport> 
         report.bytesAfter = usage.bytes - evicted.evicted.bytes;
         addProblems(evicted.problems);
         paths?.push(...evicted.removed);
+        if (options.onRemoved !== undefined) for (const removed of evicted.removed) options.onRemoved(removed);
       }
       // Evicted files were counted as kept by the age pass; they went after all.
       merge(report.deleted, report.quotaEvictions);

@@ -13,6 +13,7 @@ import type { QuotaGuard } from '../retention/quota-guard.js';
 import { sharedExpiryLog } from '../retention/shared-expiry-log.js';
 import { SandboxRoot } from '../sandbox/index.js';
 import { builtinTools } from '../tools/builtin-tools.js';
+import { resultPrompts } from '../tools/prompts/result-prompts.js';
 import type { WorkerKind } from '../files/pool/worker-task.js';
 import type { GateTimers } from '../util/admission-gate.js';
 
@@ -101,6 +102,7 @@ export async function assembleHost(options: CreateHostOptions = {}): Promise<Ass
               throw error;
             });
     for (const tool of await builtinTools(host, { ...files, ...(jobs ?? {}) })) host.registerTool(tool);
+    for (const prompt of resultPrompts) host.prompts.register(prompt);
   }
   return { host, quota, ...(coordinator === undefined ? {} : { coordinator }), ...(expiryLog === undefined ? {} : { expiryLog }) };
 }

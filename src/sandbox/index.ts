@@ -16,6 +16,7 @@ export {
 export * from './layout.js';
 export { PinnedFolder, isRedirectRefusal } from './pinned-folder.js';
 export { readSidecar } from './read-sidecar.js';
+export { completeSandboxPath, listEntries, type SandboxEntry } from './list-entries.js';
 export { isPublishTempName, repairPublishLink, type FileIdentity } from './publish-leftovers.js';
 export { readBounded } from './read-bounded.js';
 export { assertCurrentLayout, findOldLayout, migratingPrefix } from './old-layout.js';
