@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Runs the official MCP conformance suite's server scenarios against a real `spillway serve`
-// and compares each scenario's outcome with test/conformance/expected.json.
+// Runs the official MCP conformance suite's server scenarios against two real servers and
+// compares each scenario's outcome with test/conformance/expected.json:
+//   serve     `spillway serve` as shipped (spillway's own tools, prompts and resources only);
+//   fixtures  a spillway host with the suite's reference fixtures (test_tool_with_logging,
+//             test_simple_prompt, test://static-text, ...) registered through the embedding API
+//             (dist/test/conformance/fixture-server.js), which the optional scenarios call by name.
 //
 //   node scripts/conformance.mjs --suite-prefix DIR [--suite-node NODE]
 //
@@ -43,9 +47,14 @@ if (expected.package !== `@modelcontextprotocol/conformance@${suiteVersion}`) {
   fail(`expected.json is for ${expected.package}, the installed suite is ${suiteVersion}`);
 }
 
-/** Starts `spillway serve` on a free loopback port (port 0) and resolves with its MCP URL, read from the banner it prints. */
-function startServer(configFile) {
-  const child = spawn(process.execPath, [path.join(repo, 'bin', 'spillway.js'), 'serve', '--config', configFile], {
+const targets = {
+  serve: (configFile) => [path.join(repo, 'bin', 'spillway.js'), 'serve', '--config', configFile],
+  fixtures: (configFile) => [path.join(repo, 'dist', 'test', 'conformance', 'fixture-server.js'), '--config', configFile],
+};
+
+/** Starts a target on a free loopback port (port 0) and resolves with its MCP URL, read from the banner it prints. */
+function startServer(target, configFile) {
+  const child = spawn(process.execPath, targets[target](configFile), {
     cwd: repo,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -53,7 +62,7 @@ function startServer(configFile) {
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const url = new Promise((resolve, reject) => {
     let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`spillway serve printed no URL within ${startDeadlineMs / 1000} s\n${stderr}`)), startDeadlineMs);
+    const timer = setTimeout(() => reject(new Error(`${target} printed no URL within ${startDeadlineMs / 1000} s\n${stderr}`)), startDeadlineMs);
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
       const match = /serving MCP \(Streamable HTTP\) at (http:\/\/\S+)/.exec(stdout);
@@ -63,7 +72,7 @@ function startServer(configFile) {
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`spillway serve exited (${code}) before listening\n${stderr}`));
+      reject(new Error(`${target} exited (${code}) before listening\n${stderr}`));
     });
   });
   const stop = () =>
@@ -89,44 +98,52 @@ function readOutcomes(resultsDir) {
   return outcomes;
 }
 
-const work = mkdtempSync(path.join(tmpdir(), 'spillway-conformance-'));
-const started = Date.now();
-let status = 0;
-let server;
-try {
-  const configFile = path.join(work, 'config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      sandbox: { root: path.join(work, 'sandbox') },
-      data: { dir: path.join(work, 'data') },
-      server: { host: '127.0.0.1', port: 0 },
-      log: { level: 'warn' },
-    }),
-  );
-  server = startServer(configFile);
-  const url = await server.url;
-  const resultsDir = path.join(work, 'results');
-  console.log(`conformance ${suiteVersion} (on Node ${suiteNodeVersion}) against ${url}`);
-  const run = spawnSync(suiteNode, [path.join(suitePackage, 'dist', 'index.js'), 'server', '--url', url, '--output-dir', resultsDir], {
-    cwd: work,
-    encoding: 'utf8',
-    timeout: 300_000,
-  });
-  if (run.error !== undefined) throw run.error;
-  let outcomes;
+/** Runs the suite against one target in a fresh sandbox; resolves with each scenario's outcome. */
+async function runTarget(target) {
+  const work = mkdtempSync(path.join(tmpdir(), `spillway-conformance-${target}-`));
+  let server;
   try {
-    outcomes = readOutcomes(resultsDir);
-  } catch (error) {
-    throw new Error(`the suite left no results (${error.message}); its output:\n${run.stdout}\n${run.stderr}`);
+    const configFile = path.join(work, 'config.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        sandbox: { root: path.join(work, 'sandbox') },
+        data: { dir: path.join(work, 'data') },
+        server: { host: '127.0.0.1', port: 0 },
+        log: { level: 'warn' },
+      }),
+    );
+    server = startServer(target, configFile);
+    const url = await server.url;
+    const resultsDir = path.join(work, 'results');
+    console.log(`\n${target}: conformance ${suiteVersion} (on Node ${suiteNodeVersion}) against ${url}`);
+    const run = spawnSync(suiteNode, [path.join(suitePackage, 'dist', 'index.js'), 'server', '--url', url, '--output-dir', resultsDir], {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    if (run.error !== undefined) throw run.error;
+    let outcomes;
+    try {
+      outcomes = readOutcomes(resultsDir);
+    } catch (error) {
+      throw new Error(`the suite left no results (${error.message}); its output:\n${run.stdout}\n${run.stderr}`);
+    }
+    if (outcomes.size === 0) throw new Error(`the suite ran no scenario; its output:\n${run.stdout}\n${run.stderr}`);
+    return outcomes;
+  } finally {
+    await server?.stop();
+    rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
-  if (outcomes.size === 0) throw new Error(`the suite ran no scenario; its output:\n${run.stdout}\n${run.stderr}`);
+}
 
+/** Prints one target's outcomes against expected.json; returns the scenarios that failed unexpectedly. */
+function compare(target, outcomes) {
   const regressions = [];
   const newlyPassing = [];
   for (const [scenario, { outcome, failures }] of [...outcomes].sort(([a], [b]) => a.localeCompare(b))) {
     const entry = Object.hasOwn(expected.scenarios, scenario) ? expected.scenarios[scenario] : undefined;
-    const want = entry?.expect;
+    const want = entry?.[target];
     const mark = outcome === 'pass' ? '✓' : '✗';
     if (outcome === 'pass') {
       console.log(`${mark} ${scenario}${want === 'fail' ? '  (expected to fail; now passes)' : ''}`);
@@ -141,18 +158,25 @@ try {
   }
   const missing = Object.keys(expected.scenarios).filter((scenario) => !outcomes.has(scenario));
   if (missing.length > 0) console.log(`not run by this suite (remove from expected.json?): ${missing.join(', ')}`);
-  if (newlyPassing.length > 0) console.log(`newly passing, mark them "pass" in test/conformance/expected.json: ${newlyPassing.join(', ')}`);
+  if (newlyPassing.length > 0) console.log(`newly passing, mark them "${target}": "pass" in test/conformance/expected.json: ${newlyPassing.join(', ')}`);
   const passes = [...outcomes.values()].filter(({ outcome }) => outcome === 'pass').length;
-  console.log(`${passes} of ${outcomes.size} scenarios pass; ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  if (regressions.length > 0) {
-    console.error(`✖ unexpected failures: ${regressions.join(', ')}`);
-    status = 1;
+  console.log(`${target}: ${passes} of ${outcomes.size} scenarios pass`);
+  return regressions;
+}
+
+const started = Date.now();
+let status = 0;
+try {
+  for (const target of Object.keys(targets)) {
+    const regressions = compare(target, await runTarget(target));
+    if (regressions.length > 0) {
+      console.error(`✖ ${target}: unexpected failures: ${regressions.join(', ')}`);
+      status = 1;
+    }
   }
+  console.log(`conformance: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (error) {
   console.error(`conformance: ${error instanceof Error ? error.message : String(error)}`);
   status = 1;
-} finally {
-  await server?.stop();
-  rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
 process.exit(status);
