@@ -4,11 +4,12 @@ import Database from 'better-sqlite3';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { demoAccountCount, generateAccounts, generateTransactions, SeededRandom } from './demo-data.js';
+import { demoFileName } from './demo-file.js';
 
 /** Bumped whenever the demo schema or generator changes, so older files are rebuilt. */
 export const demoSchemaVersion = 3;
 
-export const demoFileName = 'demo.sqlite';
+export { demoFileName } from './demo-file.js';
 
 export interface DemoDatabaseOptions {
   /** The data folder (config.data.dir). */

@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ensureDemoDatabase } from '../demo/demo-database.js';
 import type { SqlSource } from './sql-source.js';
-import { SqliteSource } from './sqlite-source.js';
+import { discardSpareQueryChild, SqliteSource } from './sqlite-source.js';
 
 export interface OpenSqlSourceOptions {
   config: Config;
@@ -21,6 +21,7 @@ export async function openSqlSource(options: OpenSqlSourceOptions): Promise<SqlS
   switch (source.type) {
     case 'demo': {
       const demo = ensureDemoDatabase({ dir: config.data.dir, rows: config.demo.rows, seed: config.demo.seed, ...withLogger });
+      if (demo.created) discardSpareQueryChild(demo.file);
       return new SqliteSource({ file: demo.file, kind: 'demo', maxConcurrent: config.sql.maxConcurrent, ...withLogger });
     }
     case 'sqlite': {

@@ -33,7 +33,11 @@ class QueryChild {
   readonly ready: Promise<void>;
   exited = false;
 
+  /** What to do when the process ends; a spare adopted by a source gets the source's. */
+  onExit: (child: QueryChild) => void;
+
   constructor(file: string, onExit: (child: QueryChild) => void) {
+    this.onExit = onExit;
     this.process = fork(childModule, [], {
       // Never inherit --test or inspector flags from the parent; never write to its stdout (the MCP stdio transport).
       // The heap cap contains a query whose rows outgrow sql.maxBytes' checks: this child dies, the host goes on.
@@ -64,7 +68,7 @@ class QueryChild {
         reject(error);
         this.pending?.reject(error);
         this.pending = undefined;
-        onExit(this);
+        this.onExit(this);
       });
       this.process.once('error', (error) => reject(new SpillwayError('SQL_SOURCE_UNAVAILABLE', `Cannot start the SQLite query process: ${error.message}`)));
     });
@@ -127,6 +131,37 @@ class QueryChild {
   release(): void {
     if (!this.exited && this.process.connected) this.process.disconnect();
   }
+}
+
+/**
+ * Children forked before their source exists, by database file: a one-shot
+ * `spillway call query_sql` forks one while the host's modules load, so the
+ * child's own start (~0.1 s: a Node process, better-sqlite3, the open) runs
+ * beside the parent's instead of after it. The first source for that file
+ * adopts it; an unused spare is unreferenced and ends with the process.
+ */
+const spares = new Map<string, QueryChild>();
+
+export function forkSpareQueryChild(file: string): void {
+  if (spares.has(file)) return;
+  const child = new QueryChild(file, (gone) => {
+    if (spares.get(file) === gone) spares.delete(file);
+  });
+  child.setIdle(true);
+  spares.set(file, child);
+}
+
+/** Drops the spare for `file` (the file was just rebuilt: the spare may hold the old one open). */
+export function discardSpareQueryChild(file: string): void {
+  const spare = spares.get(file);
+  spares.delete(file);
+  spare?.kill();
+}
+
+function adoptSpare(file: string): QueryChild | undefined {
+  const spare = spares.get(file);
+  spares.delete(file);
+  return spare === undefined || spare.exited ? undefined : spare;
 }
 
 /**
@@ -236,10 +271,18 @@ export class SqliteSource implements SqlSource {
       idle.setIdle(false);
       return idle;
     }
-    const child = new QueryChild(this.file, (gone) => {
+    const onExit = (gone: QueryChild) => {
       this.live.delete(gone);
       if (this.idle === gone) this.idle = undefined;
-    });
+    };
+    const spare = adoptSpare(this.file);
+    if (spare !== undefined) {
+      spare.onExit = onExit;
+      spare.setIdle(false);
+      this.live.add(spare);
+      return spare;
+    }
+    const child = new QueryChild(this.file, onExit);
     this.live.add(child);
     this.logger?.debug({ file: this.file }, 'started a SQLite query process');
     return child;
