@@ -81,6 +81,8 @@ export class Host extends EventEmitter<HostEvents> {
 
   constructor(options: HostOptions) {
     super();
+    // Every MCP session listens here (tools, attachments, files, prompts; capped by server.maxSessions), so Node's default of 10 would warn at the 11th.
+    this.setMaxListeners(0);
     this.currentConfig = options.config;
     this.sandbox = options.sandbox;
     this.logger = options.logger ?? silentLogger();

@@ -14,6 +14,7 @@ import { startHttpFront, type HttpFront } from '../../src/mcp/http-server.js';
 import { maxSubscriptionsPerSession } from '../../src/mcp/resource-subscriptions.js';
 import { startRetention } from '../../src/retention/start-retention.js';
 import { makeRows, tempHost, type TempHost } from '../helpers/temp-host.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /**
  * MCP logging, prompts, completion and resource subscriptions, each through a
@@ -22,6 +23,7 @@ import { makeRows, tempHost, type TempHost } from '../helpers/temp-host.js';
 
 interface Session {
   client: Client;
+  transport: StreamableHTTPClientTransport;
   conversation: string;
   logs: LoggingMessageNotification['params'][];
   updated: string[];
@@ -71,6 +73,7 @@ async function setUp(t: TestContext): Promise<{ env: TempHost; front: HttpFront;
     t.after(() => client.close());
     return {
       client,
+      transport,
       conversation: transport.sessionId as string,
       logs,
       updated,
@@ -324,4 +327,24 @@ test("an embedder's resources are listed, read and announced to subscribers when
   assert.equal(await updated, 'docs://handbook/exports');
   const reread = await session.client.readResource({ uri: 'docs://handbook/exports' });
   assert.equal((reread.contents[0] as { text: string }).text, '# Exports v2');
+});
+
+test('many sessions on one host: no listener-leak warning, and a closed session leaves no listener behind', async (t) => {
+  const { open, env } = await setUp(t);
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.name);
+  process.on('warning', onWarning);
+  t.after(() => process.off('warning', onWarning));
+  const before = env.host.listenerCount('file-changed');
+  const sessions = await Promise.all(Array.from({ length: 12 }, () => open()));
+  assert.equal(env.host.listenerCount('file-changed'), before + 12);
+  await Promise.all(sessions.map((session) => session.transport.terminateSession()));
+  // The server closes each session its client deleted (DELETE /mcp); wait for the listeners to go.
+  await waitFor(() => env.host.listenerCount('file-changed') === before, 'the closed sessions to stop listening');
+  // A warning is emitted on the next tick after the listener that crossed the limit; one more round trip lets it land.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(
+    warnings.filter((name) => name === 'MaxListenersExceededWarning'),
+    [],
+  );
 });
