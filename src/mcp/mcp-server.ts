@@ -130,17 +130,7 @@ export function createMcpServer(host: Host, session: McpSession): Server {
         )
         .then((result) => toCallToolResult(result, tool));
     if (asTask === undefined) return call(extra.signal, extra.sendNotification);
-    if (tool?.longRunning !== true) {
-      throw taskError(
-        new SpillwayError(
-          'TASK_NOT_SUPPORTED',
-          `${request.params.name} does not run as a task (its listing has no execution.taskSupport); call it without "task".`,
-          {
-            tool: request.params.name,
-          },
-        ),
-      );
-    }
+    if (tool?.longRunning !== true) throw taskError(notAsTask(request.params.name, tool === undefined));
     // The task outlives this request: its messages go on the session's own stream, not the request's.
     return tasks.start(scope.principal, asTask, (signal) => call(signal, (notification) => server.notification(notification)));
   });
@@ -283,6 +273,14 @@ export function toCallToolResult(result: ExecuteResult, tool?: ListedTool): Call
     mcp.structuredContent = toStructuredResult(result) as unknown as Record<string, unknown>;
   }
   return mcp;
+}
+
+/** A task-augmented call of a tool that is not long-running (or not there at all): refused, nothing run. */
+function notAsTask(name: string, unknown: boolean): SpillwayError {
+  if (unknown) return new SpillwayError('TOOL_NOT_FOUND', `No tool named ${name} is registered.`, { tool: name });
+  return new SpillwayError('TASK_NOT_SUPPORTED', `${name} does not run as a task (its listing has no execution.taskSupport); call it without "task".`, {
+    tool: name,
+  });
 }
 
 /** A request whose conversation or principal is unusable: an error result the model can read, nothing run. */

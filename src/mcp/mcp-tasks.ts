@@ -22,6 +22,7 @@ const jsonRpcCodes: Partial<Record<SpillwayError['code'], number>> = {
   TASK_NOT_FOUND: -32602,
   TASK_FINISHED: -32602,
   TASK_NOT_SUPPORTED: -32601,
+  TOOL_NOT_FOUND: -32602,
   CONVERSATION_INVALID: -32602,
   PRINCIPAL_INVALID: -32602,
 };

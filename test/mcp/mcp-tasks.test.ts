@@ -261,6 +261,9 @@ test('tasks.maxPerSession refuses the next task with TASK_LIMIT; fetching one fr
   const unsupported = await refused(startTask(client, 'rows', {}));
   assert.equal(unsupported.code, -32601);
   assert.equal(unsupported.data.code, 'TASK_NOT_SUPPORTED');
+  const unknown = await refused(startTask(client, 'no_such_tool', {}));
+  assert.equal(unknown.code, -32602);
+  assert.equal(unknown.data.code, 'TOOL_NOT_FOUND');
   gates[1]?.open();
   third.open();
 });
@@ -308,4 +311,40 @@ test('tasks/result waits for a working task (no polling) and answers when it fin
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
   await aborted;
   assert.equal(signal.aborted, true);
+});
+
+test("tasks.maxPerPrincipal counts a principal's tasks over all its sessions", async (t) => {
+  const { open, nextGate } = await setUp(t, { tasks: { maxPerPrincipal: 2 } });
+  const alice = await open();
+  const again = await open();
+  const gates = [nextGate(), nextGate()];
+  await startTask(alice.client, 'gated', {});
+  await startTask(again.client, 'gated', {});
+  const over = await refused(startTask(again.client, 'gated', {}));
+  assert.equal(over.data.code, 'TASK_LIMIT');
+  assert.match(over.message, /tasks\.maxPerPrincipal is 2/);
+  for (const gate of gates) gate.open();
+});
+
+test('a long tool that fails as a task: status failed with its message, tasks/result is the error result a plain call returns', async (t) => {
+  const { env, open } = await setUp(t);
+  env.host.registerTool({
+    name: 'slow_broken',
+    description: 'fails after a while',
+    inputSchema: { type: 'object' },
+    longRunning: true,
+    handler: () => Promise.reject(new Error('the printer is on fire')),
+  });
+  const { client, status } = await open();
+  const plain = (await client.callTool({ name: 'slow_broken', arguments: {} })) as CallToolResult;
+  assert.equal(plain.isError, true);
+  const created = await startTask(client, 'slow_broken', {});
+  const failed = await status(created.task.taskId, 'failed');
+  // Its statusMessage is the first line of the error text the model reads.
+  assert.equal(failed.statusMessage, (plain.content[0] as { text: string }).text.split('\n')[0]);
+  assert.match(failed.statusMessage ?? '', /the printer is on fire/);
+  const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+  assert.equal(result.isError, true);
+  assert.equal((result._meta?.['spillway/error'] as { code: string }).code, 'TOOL_FAILED');
+  assert.match((result.content[0] as { text: string }).text, /the printer is on fire/);
 });
