@@ -348,3 +348,46 @@ test('a long tool that fails as a task: status failed with its message, tasks/re
   assert.equal((result._meta?.['spillway/error'] as { code: string }).code, 'TOOL_FAILED');
   assert.match((result.content[0] as { text: string }).text, /the printer is on fire/);
 });
+
+test("the SDK's own callToolStream runs export_table as a task: created, polled, result", async (t) => {
+  const { open } = await setUp(t, { tasks: { pollIntervalMs: 100 } });
+  const { client } = await open();
+  const source = spillPath((await client.callTool({ name: 'rows', arguments: {} })) as CallToolResult);
+  const kinds: string[] = [];
+  let result: CallToolResult | undefined;
+  const stream = client.experimental.tasks.callToolStream({ name: 'export_table', arguments: { source, format: 'csv' } }, CallToolResultSchema, {
+    task: { ttl: 60_000 },
+  });
+  for await (const message of stream) {
+    kinds.push(message.type);
+    if (message.type === 'result') result = message.result as CallToolResult;
+    if (message.type === 'error') assert.fail(message.error.message);
+  }
+  assert.equal(kinds[0], 'taskCreated');
+  assert.equal(kinds.at(-1), 'result');
+  assert.equal(result?.isError, false);
+  assert.ok(result?.content.some((block) => block.type === 'resource_link'));
+});
+
+test('progress of a task call reaches the client under its progressToken', async (t) => {
+  const { env, open } = await setUp(t);
+  env.host.registerTool({
+    name: 'stepping',
+    description: 'reports progress',
+    inputSchema: { type: 'object' },
+    longRunning: true,
+    handler: (_args, context) => {
+      context.progress({ progress: 1, total: 2, message: 'half' });
+      return { value: 'done' };
+    },
+  });
+  const { client, status } = await open();
+  const updates: number[] = [];
+  const created = await client.request({ method: 'tools/call', params: { name: 'stepping', arguments: {} } }, CreateTaskResultSchema, {
+    task: {},
+    onprogress: (progress) => updates.push(progress.progress),
+  });
+  await status(created.task.taskId, 'completed');
+  await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+  assert.ok(updates.includes(1), `progress seen: ${JSON.stringify(updates)}`);
+});
