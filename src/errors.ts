@@ -107,6 +107,14 @@ export const errorCodes = {
   REQUEST_TOO_LARGE: 'The HTTP request body is larger than server.maxBodyBytes (HTTP 413); details.value is the cap.',
   REQUEST_TOO_DEEP: 'The JSON request body nests arrays and objects deeper than server.maxJsonDepth (HTTP 400); details.value is the cap.',
 
+  // MCP tasks (task-augmented tools/call)
+  TASK_NOT_FOUND: 'No task with that id for this session: never created here, already fetched, or forgotten when its ttl ended.',
+  TASK_LIMIT:
+    'Too many tasks are held (tasks.maxPerSession for this session, tasks.maxPerPrincipal over all its sessions); details.scope says which, details.open and details.limit how many. Fetch or cancel one first.',
+  TASK_FINISHED: 'The task has already finished (completed, failed or cancelled); it cannot be cancelled.',
+  TASK_NOT_SUPPORTED: 'The tool does not run as a task (its listing has no execution.taskSupport); call it without `task`.',
+  TASK_CANCELLED: 'The task was cancelled (tasks/cancel, the end of its ttl or of its session) before it finished; it has no result.',
+
   // disk faults (paths in messages are relative to the conversation)
   DISK_FULL: 'The sandbox disk is full (or the quota of the file system is reached); nothing was written.',
   SANDBOX_READ_ONLY: 'The sandbox is on a read-only file system or a folder is not writable; nothing was written.',
@@ -197,6 +205,12 @@ export const retryableErrors = {
   CONNECTION_LIMIT: true,
   REQUEST_TOO_LARGE: false,
   REQUEST_TOO_DEEP: false,
+  TASK_NOT_FOUND: false,
+  // Tasks are fetched, cancelled or forgotten at their ttl.
+  TASK_LIMIT: true,
+  TASK_FINISHED: false,
+  TASK_NOT_SUPPORTED: false,
+  TASK_CANCELLED: false,
   // Space may be freed, but not by retrying at once; the caller should tell the user.
   DISK_FULL: false,
   SANDBOX_READ_ONLY: false,

@@ -5,6 +5,7 @@ import { spillSchema, inlineSchema, errorsSchema, rereadSchema, resourcesSchema,
 import { documentsSchema, workersSchema, recordsSchema } from './sections/files.js';
 import { retentionSchema } from './sections/retention.js';
 import { coordinationSchema } from './sections/coordination.js';
+import { tasksSchema } from './sections/tasks.js';
 import { policySchema, screeningSchema } from './sections/policy.js';
 import { upstreamsSchema, upstreamSchema, upstreamServer } from './sections/upstreams.js';
 import { scriptSchema, sqlSchema, analysisSchema, chartsSchema, sqlSource } from './sections/engines.js';
@@ -36,6 +37,7 @@ export const configSchema = Type.Object(
     records: recordsSchema,
     retention: retentionSchema,
     coordination: coordinationSchema,
+    tasks: tasksSchema,
     policy: policySchema,
     screening: screeningSchema,
     upstreams: upstreamsSchema,

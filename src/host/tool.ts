@@ -142,6 +142,12 @@ export interface ToolDefinition<Input extends JsonSchema = JsonSchema> {
   origin?: 'local' | { upstream: string };
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */
   spill?: boolean;
+  /**
+   * true: the call can take long (a file build, a query, a script). Over MCP it is
+   * listed with `execution.taskSupport: "optional"`, and a client that supports
+   * tasks may run it as one (poll or be notified, cancel, fetch the result later).
+   */
+  longRunning?: boolean;
   /** A function when a hint depends on the configuration, resolved like `description`. */
   annotations?: ToolAnnotations | ((config: Config) => ToolAnnotations);
   // NoInfer: defineTool infers Input from inputSchema alone, never back from the handler.

@@ -17,6 +17,7 @@ import { connectionTimeouts, frontLimits, type FrontLimits } from './front-limit
 import { dnsRebindingProtection, listen } from './listen.js';
 import { jsonRpcError, readJsonBody, sendJson } from './http-messages.js';
 import { createMcpServer } from './mcp-server.js';
+import { TaskBoard } from './task-board.js';
 import { sessionAdmission } from './session-admission.js';
 import { defaultEventStoreLimits, EventBudget, SessionEventStore, type EventStoreLimits } from './session-event-store.js';
 
@@ -128,6 +129,8 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
   const eventBudget = new EventBudget({ ...defaultEventStoreLimits, ...options.eventStoreLimits });
   const sessionIdleMs = options.sessionIdleMs ?? configured.sessionIdleMs;
   const clock = options.now ?? Date.now;
+  // One board for the front's sessions: tasks.maxPerPrincipal counts over all of a principal's sessions.
+  const taskBoard = new TaskBoard(() => host.config.tasks, clock);
   // Clients that vanish without DELETE would otherwise keep their session objects forever.
   const closeIdleSessions = (): number => {
     const now = clock();
@@ -292,6 +295,7 @@ export async function startHttpFront(host: Host, options: HttpFrontOptions): Pro
     // The session id is only known once initialize is handled; the server learns it lazily.
     let conversationId: string | undefined;
     const mcp = createMcpServer(host, {
+      tasks: taskBoard,
       get conversationId() {
         conversationId ??= transport.sessionId;
         if (conversationId === undefined) throw new Error('session not initialized');

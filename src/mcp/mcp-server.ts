@@ -10,7 +10,7 @@ import {
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { toSpillwayError, type SpillwayError } from '../errors.js';
+import { SpillwayError, toSpillwayError } from '../errors.js';
 import type { ExecuteResult, Host } from '../host/host.js';
 import type { HostResource } from '../host/host-resources.js';
 import { errorMetaKey, structuredResultSchema, toErrorMeta, toStructuredResult } from '../host/structured-result.js';
@@ -20,6 +20,8 @@ import { elicitationApprover, type ElicitationApproverOptions } from '../policy/
 import { screeningMetaKey, spillMetaKey, toSpillMeta } from '../spill/spill-ref.js';
 import { defaultPrincipal } from '../sandbox/index.js';
 import { installLogging } from './mcp-logging.js';
+import { installTasks, taskError, tasksCapability } from './mcp-tasks.js';
+import { TaskBoard } from './task-board.js';
 import { installPrompts, type ScopeResolver } from './mcp-prompts.js';
 import { readResourceFile } from './read-resource.js';
 import { resourceError, resourceNotFoundCode } from './resource-errors.js';
@@ -35,6 +37,8 @@ export interface McpSession {
   conversationId: string;
   /** The caller's identity (from HTTP auth, or the transport). */
   caller?: string;
+  /** The tasks board the front's sessions share (caps per principal); default one for this session alone. */
+  tasks?: TaskBoard;
 }
 
 /** How many (principal, conversation) pairs a session remembers using, for resources/list_changed. */
@@ -64,6 +68,7 @@ export function createMcpServer(host: Host, session: McpSession): Server {
       prompts: { listChanged: true },
       completions: {},
       logging: {},
+      tasks: tasksCapability,
     },
     instructions,
   });
@@ -93,26 +98,41 @@ export function createMcpServer(host: Host, session: McpSession): Server {
   const closePrompts = installPrompts(server, host, scopeOfRequest);
   const closeSubscriptions = installSubscriptions(server, host, scopeOfRequest);
 
+  const tasks = installTasks(
+    server,
+    session.tasks ?? new TaskBoard(() => host.config.tasks),
+    (meta, extra) => scopeOf(sourcesOf(meta, extra as ScopeSources)).principal,
+  );
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const asTask = request.params.task;
     let scope: RequestScope;
     try {
       scope = scopeOf(sourcesOf(request.params._meta, extra));
     } catch (error) {
+      if (asTask !== undefined) throw taskError(error);
       return scopeErrorResult(toSpillwayError(error));
     }
-    const result = await host.execute(
-      { name: request.params.name, arguments: request.params.arguments ?? {} },
-      {
-        conversationId: scope.conversationId,
-        principal: scope.principal,
-        ...(session.caller === undefined ? {} : { caller: session.caller }),
-        signal: extra.signal,
-        ...progressNotifications(request.params._meta?.progressToken, extra.sendNotification),
-        onLog: logging.forCall(extra.sendNotification),
-        ...approvalThroughElicitation(server, { timeoutMs: host.config.policy.approvalTimeoutMs, signal: extra.signal }),
-      },
-    );
-    return toCallToolResult(result, host.getTool(request.params.name));
+    const tool = host.getTool(request.params.name);
+    const call = (signal: AbortSignal, send: (notification: ServerNotification) => Promise<void>): Promise<CallToolResult> =>
+      host
+        .execute(
+          { name: request.params.name, arguments: request.params.arguments ?? {} },
+          {
+            conversationId: scope.conversationId,
+            principal: scope.principal,
+            ...(session.caller === undefined ? {} : { caller: session.caller }),
+            signal,
+            ...progressNotifications(request.params._meta?.progressToken, send),
+            onLog: logging.forCall(send),
+            ...approvalThroughElicitation(server, { timeoutMs: host.config.policy.approvalTimeoutMs, signal }),
+          },
+        )
+        .then((result) => toCallToolResult(result, tool));
+    if (asTask === undefined) return call(extra.signal, extra.sendNotification);
+    if (tool?.longRunning !== true) throw taskError(notAsTask(request.params.name, tool === undefined));
+    // The task outlives this request: its messages go on the session's own stream, not the request's.
+    return tasks.start(scope.principal, asTask, (signal) => call(signal, (notification) => server.notification(notification)));
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
@@ -184,6 +204,7 @@ export function createMcpServer(host: Host, session: McpSession): Server {
     host.off('attachment', onAttachment);
     closePrompts();
     closeSubscriptions();
+    tasks.close();
     previousOnClose?.();
   };
   return server;
@@ -202,6 +223,7 @@ export function toMcpTool(tool: ListedTool): Tool {
   const outputSchema = declaredOutputSchema(tool);
   if (outputSchema !== undefined) mcpTool.outputSchema = outputSchema as Tool['outputSchema'];
   if (tool.annotations !== undefined) mcpTool.annotations = tool.annotations;
+  if (tool.longRunning === true) mcpTool.execution = { taskSupport: 'optional' };
   return mcpTool;
 }
 
@@ -251,6 +273,14 @@ export function toCallToolResult(result: ExecuteResult, tool?: ListedTool): Call
     mcp.structuredContent = toStructuredResult(result) as unknown as Record<string, unknown>;
   }
   return mcp;
+}
+
+/** A task-augmented call of a tool that is not long-running (or not there at all): refused, nothing run. */
+function notAsTask(name: string, unknown: boolean): SpillwayError {
+  if (unknown) return new SpillwayError('TOOL_NOT_FOUND', `No tool named ${name} is registered.`, { tool: name });
+  return new SpillwayError('TASK_NOT_SUPPORTED', `${name} does not run as a task (its listing has no execution.taskSupport); call it without "task".`, {
+    tool: name,
+  });
 }
 
 /** A request whose conversation or principal is unusable: an error result the model can read, nothing run. */

@@ -81,6 +81,7 @@ function chartStem(requested: string | undefined, source: string): string {
 export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartRenderer }): ToolDefinition {
   return defineTool({
     name: 'build_chart',
+    longRunning: true,
     outputSchema: buildChartOutput,
     description: [
       "Draw a chart for the user from a table file, without the rows passing through you: give a Vega-Lite spec WITHOUT data (mark, encoding, transform, title) and the table's sandbox path as `source`; spillway binds the rows and renders an SVG and a PNG into outputs/ as downloads.",

@@ -32,6 +32,7 @@ export type QueryFilesArgs = Static<typeof QueryFilesInput>;
 export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
   return defineTool({
     name: 'query_files',
+    longRunning: true,
     outputSchema: queryFilesOutput,
     description: [
       "Runs one read-only SQL statement (DuckDB dialect) over this conversation's own files: spilled results (results/*.jsonl), exports and other JSONL, JSON, CSV or Parquet files. A table is a file's sandbox path in single quotes: FROM 'results/0003-list_tickets.jsonl'; several files can be joined.",

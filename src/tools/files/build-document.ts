@@ -28,6 +28,7 @@ const buildDocumentInput = Type.Object(
 export function buildDocumentTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'build_document',
+    longRunning: true,
     outputSchema: buildDocumentOutput,
     description: (config) =>
       [

@@ -16,6 +16,7 @@ import { drawTableFooter, inlineTableBytes } from './draw-table-footer.js';
 export function drawTableTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'draw_table',
+    longRunning: true,
     outputSchema: drawTableOutput,
     description: (config) =>
       [

@@ -26,6 +26,7 @@ export function exportTableLead(formats: string): string {
 export function exportTableTool(services: FileToolServices): ToolDefinition {
   return defineTool({
     name: 'export_table',
+    longRunning: true,
     outputSchema: exportTableOutput,
     description: [
       exportTableLead(localFormats),

@@ -43,6 +43,7 @@ interface SearchState {
 
 export const searchFilesTool = defineTool({
   name: 'search_files',
+  longRunning: true,
   outputSchema: searchFilesOutput,
   description: [
     'Find a text (or an RE2 regular expression with regex: true) across ALL files of this conversation at once, or the files under dir, or those matching glob (e.g. "results/*.jsonl"); returns each matching line with its file and line number, sorted by file and line.',

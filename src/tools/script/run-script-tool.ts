@@ -62,6 +62,7 @@ const runScriptInput = Type.Object(
 export function runScriptTool(runner: ScriptRunner): ToolDefinition {
   return defineTool({
     name: 'run_script',
+    longRunning: true,
     outputSchema: runScriptOutput,
     description: (config) => description(limitsFromConfig(config)),
     inputSchema: runScriptInput,

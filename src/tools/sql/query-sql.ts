@@ -50,6 +50,7 @@ export function sqlGateOptions(config: () => Config): AdmissionGateOptions {
 export function querySqlTool(options: { source: LazySqlSource; gate?: AdmissionGate }): ToolDefinition {
   return defineTool({
     name: 'query_sql',
+    longRunning: true,
     outputSchema: querySqlOutput,
     // The dialect and the tables follow sql.source, which a configuration reload may change.
     description: (config) =>
