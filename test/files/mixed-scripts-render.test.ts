@@ -76,6 +76,8 @@ test('rendered by LibreOffice (slow: one office conversion of two files): a tabl
     for (const run of mixedScriptWords.cjk) assert.ok(text.includes(run), `${name}: "${run}" is rendered (its glyphs mapped, not dropped)`);
     for (const word of [...mixedScriptWords.korean, ...mixedScriptWords.hebrew, ...mixedScriptWords.arabic, ...mixedScriptWords.latin])
       assert.ok(words.has(lamAlef(word)), `${name}: "${word}" is rendered`);
+    // In the text layer: LibreOffice 7.4's PDF draws colour emoji as empty space (see docs/files.md), so no pixel check here.
+    for (const sequence of mixedScriptWords.emoji) assert.ok(words.has(sequence), `${name}: ${sequence} is in the PDF text as one sequence`);
     // LibreOffice drops what is clipped off a slide, so every word present and inside the page is a row that fits.
     assert.deepEqual(wordsOutsidePage(pages), [], `${name}: every word is inside its page`);
 
@@ -86,6 +88,10 @@ test('rendered by LibreOffice (slow: one office conversion of two files): a tabl
     assert.ok(tablePages.length >= 1, `${name}: the table's header is on a page`);
     for (const { page, headers } of tablePages) assert.deepEqual(cjkOutsideColumns(page, headers), [], `${name}: CJK text stays inside its column`);
 
+    // A name of up to ten ideographs stays on one line (it may break between any two, but a lone last character reads badly).
+    const lineWords = new Set(pages.flatMap((page) => page.words.map((word) => word.text)));
+    for (const customer of ['北京星辰科技有限公司', '株式会社サンプル商事', '华南物流集团', '山田太郎'])
+      assert.ok(lineWords.has(customer), `${name}: "${customer}" is on one line`);
     // The 65 ideographs without a space wrap into a few full lines of the note column, not one character a line.
     const longLines = pages.flatMap((page) => page.words).filter((word) => word.text.length >= 2 && longChinese.includes(word.text));
     assert.ok(longLines.length >= 1 && longLines.length <= 4, `${name}: the long Chinese note takes ${longLines.length} lines`);
