@@ -1,15 +1,18 @@
 // Builds the reference report (DOCX), deck (PPTX), workbook (XLSX) and CSV,
 // and the wide-table samples (25 columns with 2,000-character notes, as DOCX,
-// PPTX and XLSX; 40 columns laid out one record per block, as DOCX and PPTX), through a real host, renders them with LibreOffice and
+// PPTX and XLSX; 40 columns laid out one record per block, as DOCX and PPTX), the mixed-scripts table (Chinese, Japanese,
+// Korean, Hebrew, Arabic, emoji; as DOCX, PPTX and XLSX), through a real host, renders them with LibreOffice and
 // writes the pages as PNG into samples/ (git-ignored) for a reviewer to look at.
 // `npm run render-samples` (needs soffice and pdftoppm; ROWS=40, WIDE_ROWS=60 and RECORD_ROWS=12 by default).
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { referenceRows, referenceSpec } from '../test/fixtures/reference-report.js';
 import { call, filesHost, ok, outputPath, spillRows } from '../test/files/helpers.js';
-import { renderPdf, renderPng, renderUnavailable } from '../test/helpers/render.js';
+import { renderFirstPagePng, renderPdf, renderPng, renderUnavailable, scriptFontsUnavailable } from '../test/helpers/render.js';
 import { chartPng } from '../test/fixtures/reference-images.js';
 import { veryWideRows, wideRows } from '../test/fixtures/wide-table.js';
+import { mixedScriptRows } from '../test/fixtures/mixed-scripts-table.js';
 import { writeFile } from 'node:fs/promises';
 
 const out = path.resolve('samples');
@@ -42,6 +45,16 @@ try {
       { type: 'table', source: recordsSource, title: 'Orders' },
     ],
   };
+  const mixedSource = await spillRows(env, mixedScriptRows);
+  const mixedSpec = {
+    title: 'Customers in many scripts',
+    blocks: [
+      { type: 'paragraph', text: 'Chinese, Japanese, Korean, Hebrew, Arabic and emoji (👍🏽 👨‍👩‍👧‍👦 🇯🇵) in one table.' },
+      { type: 'table', source: mixedSource, title: 'Customers' },
+    ],
+  };
+  const fonts = scriptFontsUnavailable();
+  if (fonts !== undefined) process.stderr.write(`render-samples: ${fonts}: the mixed-scripts samples will show empty boxes\n`);
   const files: string[] = [];
   for (const [tool, args] of [
     ['build_document', { format: 'docx', spec: wideSpec, filename: 'wide-report.docx' }],
@@ -49,6 +62,9 @@ try {
     ['export_table', { source: wideSource, format: 'xlsx', filename: 'wide-sheet.xlsx' }],
     ['build_document', { format: 'docx', spec: recordsSpec, filename: 'records-report.docx' }],
     ['build_document', { format: 'pptx', spec: recordsSpec, filename: 'records-deck.pptx' }],
+    ['build_document', { format: 'docx', spec: mixedSpec, filename: 'mixed-scripts-report.docx' }],
+    ['build_document', { format: 'pptx', spec: mixedSpec, filename: 'mixed-scripts-deck.pptx' }],
+    ['export_table', { source: mixedSource, format: 'xlsx', filename: 'mixed-scripts-sheet.xlsx' }],
     ['build_document', { format: 'docx', spec, filename: 'report.docx' }],
     ['build_document', { format: 'pptx', spec, filename: 'deck.pptx' }],
     ['export_table', { source, format: 'xlsx', filename: 'orders.xlsx', sheet: 'Orders' }],
@@ -66,6 +82,14 @@ try {
     out,
   );
   for (const pdf of pdfs) await renderPng(pdf, path.join(out, path.basename(pdf, '.pdf')), 70);
+  // The PDF pages show colour emoji as gaps (LibreOffice 7.4's PDF export); LibreOffice's own drawing of page 1 shows them.
+  const mixed = files.filter((file) => path.basename(file).startsWith('mixed-scripts-'));
+  const drawn = await mkdtemp(path.join(tmpdir(), 'spillway-drawn-'));
+  try {
+    for (const png of await renderFirstPagePng(mixed, drawn)) await copyFile(png, path.join(out, `${path.basename(png, '.png')}-drawn.png`));
+  } finally {
+    await rm(drawn, { recursive: true, force: true });
+  }
   process.stderr.write(`render-samples: files, PDFs and page PNGs in ${out}\n`);
 } finally {
   await env.cleanup();

@@ -37,7 +37,13 @@ const runtimeAreas = [
 // Within those areas, the files whose time goes to LibreOffice converting documents: the
 // documents come from the same JavaScript libraries on either runtime, and the other tests of
 // files/ read them back on both, so the second Node does not convert them again.
-const officeRenderFiles = ['files/libreoffice.test.js', 'files/render.test.js', 'files/wide-tables.test.js'];
+const officeRenderFiles = [
+  'files/libreoffice.test.js',
+  'files/render.test.js',
+  'files/wide-tables.test.js',
+  'files/mixed-scripts.test.js',
+  'files/mixed-scripts-render.test.js',
+];
 
 const root = path.resolve('dist/test');
 const args = process.argv.slice(2);

@@ -42,17 +42,31 @@ export function renderUnavailable(): string | undefined {
  * private LibreOffice profile, so parallel runs do not share a lock.
  */
 export async function renderPdf(files: string[], outDir: string): Promise<string[]> {
+  return convert('pdf', files, outDir);
+}
+
+/**
+ * The first page of each file as a PNG LibreOffice draws itself (`<base>.png`
+ * in `outDir`). LibreOffice 7.4's PDF export leaves colour emoji (the bitmaps
+ * of Noto Color Emoji) empty, though their text is in the PDF; its own drawing
+ * shows them as a recipient's office suite does.
+ */
+export async function renderFirstPagePng(files: string[], outDir: string): Promise<string[]> {
+  return convert('png', files, outDir);
+}
+
+async function convert(format: 'pdf' | 'png', files: string[], outDir: string): Promise<string[]> {
   const profile = await mkdtemp(path.join(tmpdir(), 'spillway-lo-profile-'));
   try {
     await run(
       'soffice',
-      [`-env:UserInstallation=${pathToFileURL(profile).href}`, '--headless', '--norestore', '--convert-to', 'pdf', '--outdir', outDir, ...files],
+      [`-env:UserInstallation=${pathToFileURL(profile).href}`, '--headless', '--norestore', '--convert-to', format, '--outdir', outDir, ...files],
       { timeout: 300_000 },
     );
   } finally {
     await rm(profile, { recursive: true, force: true });
   }
-  return files.map((file) => path.join(outDir, `${path.basename(file, path.extname(file))}.pdf`));
+  return files.map((file) => path.join(outDir, `${path.basename(file, path.extname(file))}.${format}`));
 }
 
 export interface PdfWord {

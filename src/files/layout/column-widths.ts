@@ -1,4 +1,4 @@
-import { longestWordEms, textEms } from './text-width.js';
+import { longestKeptEms, longestWordEms, textEms } from './text-width.js';
 
 /**
  * Words up to this many ems (about 25 characters: a 20-digit ID, an ISO
@@ -6,6 +6,8 @@ import { longestWordEms, textEms } from './text-width.js';
  * (a URL, a hash) may wrap inside.
  */
 const maxNeedEms = 14;
+/** A Chinese or Japanese run up to this many ems (ten ideographs: a company name, an address) is kept on one line. */
+const keepRunEms = 10;
 /** Header words are bold (a tenth wider) and may wrap sooner: at most this many ems decide a column's need. */
 const maxHeaderNeedEms = 12;
 /** The estimate errs wide, and this slack covers what it does not (kerning, a renderer's rounding): 3% and a point. */
@@ -14,7 +16,10 @@ const needSlack = { factor: 1.03, points: 1 };
 export interface ColumnMeasures {
   /** What each column would like: its widest cell (long texts counted up to `maxWantEms`). */
   want: number[];
-  /** What each column needs so that no word it holds breaks: its longest token (at most `maxNeedEms`), never more than `want`. */
+  /**
+   * What each column needs so that no word it holds breaks: its longest token (at most `maxNeedEms`;
+   * a CJK run counts up to `keepRunEms`), never more than `want`.
+   */
   need: number[];
 }
 
@@ -33,7 +38,7 @@ export function measureColumns(options: { headers: string[]; cells: string[][]; 
     let needEms = Math.min(longestWordEms(header) * 1.1, maxHeaderNeedEms);
     for (const text of cells[column] ?? []) {
       wantEms = Math.max(wantEms, Math.min(maxWantEms, textEms(text)));
-      if (needEms < maxNeedEms) needEms = Math.max(needEms, Math.min(longestWordEms(text), maxNeedEms));
+      if (needEms < maxNeedEms) needEms = Math.max(needEms, Math.min(longestKeptEms(text, keepRunEms), maxNeedEms));
     }
     const wantWidth = wantEms * needSlack.factor * fontSize + padding + needSlack.points;
     want.push(wantWidth);

@@ -46,8 +46,8 @@ function charKind(code: number, char: string): CharKind {
   return 'text';
 }
 
-function charEms(code: number, char: string): number {
-  switch (charKind(code, char)) {
+function kindEms(kind: CharKind, code: number, char: string): number {
+  switch (kind) {
     case 'zero':
       return 0;
     case 'eastAsian':
@@ -56,6 +56,33 @@ function charEms(code: number, char: string): number {
       return 1.25;
     case 'text':
       return latinEms(code, char);
+  }
+}
+
+const zeroWidthJoiner = 0x200d;
+
+function isRegionalIndicator(code: number): boolean {
+  return code >= 0x1f1e6 && code <= 0x1f1ff;
+}
+
+/**
+ * Each character of `text` with its kind, emoji sequences drawn as one: a
+ * pictograph a zero-width joiner ties to the one before (👨‍👩‍👧, 🏳️‍🌈) and the
+ * second regional indicator of a flag (🇯🇵) have no width of their own.
+ */
+function* measuredChars(text: string): Generator<{ kind: CharKind; code: number; char: string }> {
+  let joined = false;
+  let flagOpen = false;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    let kind = charKind(code, char);
+    if (isRegionalIndicator(code)) {
+      kind = flagOpen ? 'zero' : 'pictograph';
+      flagOpen = !flagOpen;
+    } else flagOpen = false;
+    if (joined && kind === 'pictograph') kind = 'zero';
+    joined = code === zeroWidthJoiner;
+    yield { kind, code, char };
   }
 }
 
@@ -70,7 +97,7 @@ function latinEms(code: number, char: string): number {
 /** Width of `text` in ems (multiply by the font size in points for points). */
 export function textEms(text: string): number {
   let ems = 0;
-  for (const char of text) ems += charEms(char.codePointAt(0) ?? 0, char);
+  for (const { kind, code, char } of measuredChars(text)) ems += kindEms(kind, code, char);
   return ems;
 }
 
@@ -86,16 +113,26 @@ export function longestWordEms(text: string): number {
 }
 
 /**
+ * Width of the longest piece of `text` a column should keep on one line: its
+ * longest word ({@link longestWordEms}), and a Chinese or Japanese run without
+ * a space up to `keepEms` (a company name, a city): such a run may break
+ * between any two characters, but "北京星辰科技有限公" over "司" reads as badly
+ * as a Latin word split in two.
+ */
+export function longestKeptEms(text: string, keepEms: number): number {
+  let longest = 0;
+  for (const word of text.split(/\s+/)) longest = Math.max(longest, longestWordEms(word), Math.min(textEms(word), keepEms));
+  return longest;
+}
+
+/**
  * Width of `text` in the character cells of a fixed grid (Excel's column
  * width unit, about one digit): wide East Asian characters and emoji take
  * two, marks and joiners none, everything else one.
  */
 export function displayCells(text: string): number {
   let cells = 0;
-  for (const char of text) {
-    const kind = charKind(char.codePointAt(0) ?? 0, char);
-    cells += kind === 'zero' ? 0 : kind === 'text' ? 1 : 2;
-  }
+  for (const { kind } of measuredChars(text)) cells += kind === 'zero' ? 0 : kind === 'text' ? 1 : 2;
   return cells;
 }
 
@@ -111,7 +148,7 @@ export function wrappedLines(text: string, widthEms: number): number {
     let used = 0;
     for (const word of paragraph.split(' ')) {
       const ems = textEms(word);
-      const space = used > 0 ? charEms(32, ' ') : 0;
+      const space = used > 0 ? latinEms(32, ' ') : 0;
       if (used + space + ems <= widthEms) {
         used += space + ems;
         continue;
