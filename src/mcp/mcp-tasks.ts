@@ -12,6 +12,7 @@ import {
   type TaskMetadata,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRetryable, SpillwayError, toSpillwayError } from '../errors.js';
+import { errorMetaKey, toErrorMeta } from '../host/structured-result.js';
 import type { TaskBoard, TaskOwner } from './task-board.js';
 
 /** What a server declares: task-augmented tools/call, tasks/list and tasks/cancel (the 2025-11-25 spec). */
@@ -117,5 +118,5 @@ export function installTasks(server: Server, board: TaskBoard, principalOf: (met
 }
 
 function failedResult(error: SpillwayError): CallToolResult {
-  return { content: [{ type: 'text', text: error.message }], isError: true, _meta: { 'spillway/error': error.toJSON() } };
+  return { content: [{ type: 'text', text: error.message }], isError: true, _meta: { [errorMetaKey]: toErrorMeta(error.toJSON()) } };
 }
