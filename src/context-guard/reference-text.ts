@@ -1,4 +1,5 @@
-import { formatBytes, plural } from '../util/format.js';
+import { describeColumns, describeKind } from '../spill/describe-contents.js';
+import { formatBytes } from '../util/format.js';
 
 /** The facts a replacement names (a SpillRef without its timestamps). */
 export interface ReferenceFacts {
@@ -20,17 +21,7 @@ export function findReference(text: string): { sentence: string; path: string } 
 
 /** A reference sentence for a file the guard wrote itself: no expiry time, so the same file reads the same on every call. */
 export function describeFacts(facts: ReferenceFacts): string {
-  const kind =
-    facts.format === 'jsonl'
-      ? `JSONL table, ${plural(facts.rows ?? 0, 'row')} × ${plural(facts.columns?.length ?? 0, 'column')}`
-      : facts.format === 'json'
-        ? 'JSON'
-        : facts.format;
-  const columns =
-    facts.columns !== undefined && facts.columns.length > 0
-      ? ` Columns: ${facts.columns.slice(0, 30).join(', ')}${facts.columns.length > 30 ? ', …' : ''}.`
-      : '';
-  return `[spillway] Saved to ${facts.path} (${kind}, ${formatBytes(facts.bytes)}).${columns}`;
+  return `[spillway] Saved to ${facts.path} (${describeKind(facts)}, ${formatBytes(facts.bytes)}).${describeColumns(facts.columns)}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { groupCount, linearPattern, type Re2Pattern } from './linear-regexp.js';
+import { RuleSet } from './linear-regexp.js';
 
 /** What kind of instruction-shaped text a result holds. */
 export type InjectionKind = 'role-marker' | 'override-instruction' | 'tool-call-text';
@@ -42,33 +42,9 @@ export interface InjectionMatch {
   start: number;
 }
 
-let compiled: { pattern: Re2Pattern; groups: { kind: InjectionKind; group: number }[] } | undefined;
-
-function combined(): NonNullable<typeof compiled> {
-  if (compiled !== undefined) return compiled;
-  const groups: { kind: InjectionKind; group: number }[] = [];
-  let group = 1;
-  const parts = injectionRules.map((rule) => {
-    groups.push({ kind: rule.kind, group });
-    group += 1 + groupCount(rule.pattern);
-    return `(${rule.pattern})`;
-  });
-  compiled = { pattern: linearPattern(`(?i:${parts.join('|')})`, 'g'), groups };
-  return compiled;
-}
+const rules = new RuleSet(injectionRules, (alternatives) => `(?i:${alternatives})`);
 
 /** Every instruction-shaped passage in `text`, in order. */
 export function findInjections(text: string): InjectionMatch[] {
-  const { pattern, groups } = combined();
-  const found: InjectionMatch[] = [];
-  pattern.lastIndex = 0;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    if (match[0].length === 0) {
-      pattern.lastIndex += 1;
-      continue;
-    }
-    const hit = groups.find(({ group }) => match[group] !== undefined);
-    if (hit !== undefined) found.push({ kind: hit.kind, start: match.index });
-  }
-  return found;
+  return Array.from(rules.matches(text), ({ rule, match }) => ({ kind: rule.kind, start: match.index }));
 }

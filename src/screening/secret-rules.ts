@@ -1,5 +1,5 @@
 import { shannonEntropy } from './entropy.js';
-import { groupCount, linearPattern, type Re2Pattern } from './linear-regexp.js';
+import { RuleSet } from './linear-regexp.js';
 
 /** The kinds of secret spillway detects; the model reads them in `[REDACTED:kind]`. */
 export type SecretKind =
@@ -91,12 +91,6 @@ const secretRules: readonly SecretRule[] = [
   },
 ];
 
-interface CompiledRule {
-  rule: SecretRule;
-  /** Index of the rule's whole-match group in the combined pattern. */
-  group: number;
-}
-
 /** One secret found in a text: where (UTF-16 offsets of the value to redact) and what kind. */
 export interface SecretMatch {
   kind: SecretKind;
@@ -104,40 +98,19 @@ export interface SecretMatch {
   end: number;
 }
 
-let compiled: { pattern: Re2Pattern; rules: CompiledRule[] } | undefined;
-
-/** All rules as one RE2 pattern: one linear pass over the text finds the leftmost rule at each position. */
-function combined(): { pattern: Re2Pattern; rules: CompiledRule[] } {
-  if (compiled !== undefined) return compiled;
-  const rules: CompiledRule[] = [];
-  let group = 1;
-  const parts = secretRules.map((rule) => {
-    rules.push({ rule, group });
-    group += 1 + groupCount(rule.pattern);
-    return `(${rule.pattern})`;
-  });
-  compiled = { pattern: linearPattern(parts.join('|'), 'g'), rules };
-  return compiled;
-}
+const rules = new RuleSet(secretRules);
 
 /** Every secret the rules find in `text`, in order. */
 export function findSecrets(text: string): SecretMatch[] {
-  const { pattern, rules } = combined();
   const found: SecretMatch[] = [];
-  pattern.lastIndex = 0;
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    if (match[0].length === 0) {
-      pattern.lastIndex += 1;
-      continue;
-    }
-    const hit = rules.find(({ group }) => match[group] !== undefined);
-    if (hit === undefined || hit.rule.kind === 'skip') continue;
-    const secretGroup = hit.rule.secret === undefined ? hit.group : hit.group + hit.rule.secret;
+  for (const { rule, match, group } of rules.matches(text)) {
+    if (rule.kind === 'skip') continue;
+    const secretGroup = rule.secret === undefined ? group : group + rule.secret;
     const value = match[secretGroup] ?? match[0];
-    if (hit.rule.accept !== undefined && !hit.rule.accept(hit.rule.kind === 'connection-string' ? (match[hit.group + 1] ?? '') : value)) continue;
-    const offset = hit.rule.secret === undefined ? 0 : match[0].lastIndexOf(value);
+    if (rule.accept !== undefined && !rule.accept(rule.kind === 'connection-string' ? (match[group + 1] ?? '') : value)) continue;
+    const offset = rule.secret === undefined ? 0 : match[0].lastIndexOf(value);
     const start = match.index + Math.max(0, offset);
-    found.push({ kind: hit.rule.kind, start, end: start + value.length });
+    found.push({ kind: rule.kind, start, end: start + value.length });
   }
   return found;
 }

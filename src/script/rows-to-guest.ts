@@ -1,6 +1,7 @@
 import { SpillwayError } from '../errors.js';
 import { detectTable } from '../spill/table.js';
 import type { RowsSlice } from './protocol.js';
+import { parseJsonOrFail } from '../util/parse-json.js';
 
 /**
  * Checks a slice of rows (on the worker's V8, which parses JSON ~20× faster
@@ -21,19 +22,11 @@ export function rowsToGuestJson(slice: RowsSlice, relative: string, offset: numb
     const line = text.slice(start, end);
     start = end + 1;
     if (line.trim() === '') continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch (error) {
-      throw new SpillwayError(
-        'INVALID_JSON',
-        `${relative} line ${lineNumber} is not valid JSON (${(error as Error).message}); readRows reads JSONL (one JSON object a line) or a JSON array of objects.`,
-        {
-          path: relative,
-          line: lineNumber,
-        },
-      );
-    }
+    const row = parseJsonOrFail(
+      line,
+      (reason) => `${relative} line ${lineNumber} is not valid JSON (${reason}); readRows reads JSONL (one JSON object a line) or a JSON array of objects.`,
+      { path: relative, line: lineNumber },
+    );
     if (typeof row !== 'object' || row === null || Array.isArray(row)) {
       throw new SpillwayError(
         'NOT_A_TABLE',
@@ -50,12 +43,7 @@ export function rowsToGuestJson(slice: RowsSlice, relative: string, offset: numb
 }
 
 function jsonDocumentRows(text: string, relative: string, offset: number, limit: number | undefined): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SpillwayError('INVALID_JSON', `${relative} is not valid JSON (${(error as Error).message}).`, { path: relative });
-  }
+  const value = parseJsonOrFail(text, (reason) => `${relative} is not valid JSON (${reason}).`, { path: relative });
   if (Array.isArray(value) && value.length === 0) return '[]';
   const table = detectTable(value, Number.POSITIVE_INFINITY);
   if (table === undefined) {

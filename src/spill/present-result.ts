@@ -1,6 +1,7 @@
 import { toDiskError, type ConversationSandbox } from '../sandbox/index.js';
 import { ResultScreener, screeningNotes, type ScreeningPolicy, type ScreeningReport } from '../screening/index.js';
 import { formatBytes, formatCount, plural } from '../util/format.js';
+import { describeColumns, describeKind } from './describe-contents.js';
 import { elementSlices } from './element-slices.js';
 import { jsonPrefix } from './json-prefix.js';
 import { shortenError } from './shorten-error.js';
@@ -302,21 +303,10 @@ function countLines(text: string): number {
   return count;
 }
 
-const maxColumnsNamed = 30;
-
 /** The sentence that tells the model where the file is and what it holds. */
 export function describeReference(ref: SpillRef): string {
-  const kind =
-    ref.format === 'jsonl'
-      ? `JSONL table, ${plural(ref.rows ?? 0, 'row')} × ${plural(ref.columns?.length ?? 0, 'column')}`
-      : ref.format === 'json'
-        ? 'JSON'
-        : ref.format === 'text'
-          ? 'text'
-          : `binary ${ref.mimeType ?? ''}`.trim();
-  const columns = ref.columns?.length
-    ? ` Columns: ${ref.columns.slice(0, maxColumnsNamed).join(', ')}${ref.columns.length > maxColumnsNamed ? `, … (${ref.columns.length - maxColumnsNamed} more)` : ''}.`
-    : '';
+  const kind = describeKind(ref);
+  const columns = describeColumns(ref.columns);
   const use =
     ref.format === 'jsonl'
       ? ` Pass this path, never the rows: query_files runs SQL over it (filter, group, join: FROM '${ref.path}'); build_chart/export_table/draw_table/build_document take it as source; call_with_args_file sends files to other tools; inspect_file profiles it; read_file/search_file reread it.`

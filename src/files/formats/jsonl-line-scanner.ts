@@ -152,12 +152,8 @@ export class JsonlLineScanner {
     const after = at + 1;
     if (escaped) {
       // Escapes are JSON.parse's to judge and decode (and a wrong one fails the line), wanted or not.
-      let value: unknown;
-      try {
-        value = JSON.parse(buffer.toString('utf8', start, after));
-      } catch {
-        return -1;
-      }
+      const value = parseRange(buffer, start, after);
+      if (value === unparsable) return -1;
       if (slot >= 0) this.hold(slot, value, cellKind.text);
       return after;
     }
@@ -256,12 +252,8 @@ export class JsonlLineScanner {
       at += 1;
     }
     if (depth !== 0) return -1;
-    let value: unknown;
-    try {
-      value = JSON.parse(buffer.toString('utf8', start, at));
-    } catch {
-      return -1;
-    }
+    const value = parseRange(buffer, start, at);
+    if (value === unparsable) return -1;
     if (slot >= 0) this.hold(slot, value, cellKind.nested);
     return at;
   }
@@ -285,4 +277,15 @@ function skipSpace(buffer: Buffer, at: number, end: number): number {
     at += 1;
   }
   return at;
+}
+
+const unparsable = Symbol('unparsable');
+
+/** JSON.parse of the bytes start..end, or `unparsable` (the caller fails the line). */
+function parseRange(buffer: Buffer, start: number, end: number): unknown {
+  try {
+    return JSON.parse(buffer.toString('utf8', start, end));
+  } catch {
+    return unparsable;
+  }
 }

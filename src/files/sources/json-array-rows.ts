@@ -2,6 +2,7 @@ import { SpillwayError } from '../../errors.js';
 import { formatCount } from '../../util/format.js';
 import { isJsonWhitespace, jsonCode, skipStringBody } from '../../util/json-scan.js';
 import { describeJsonValue, maxJsonlLineChars, preview } from './jsonl-rows.js';
+import { parseJsonOrFail } from '../../util/parse-json.js';
 
 const { openBrace, closeBrace, openBracket, closeBracket, quote, comma } = jsonCode;
 
@@ -110,19 +111,10 @@ export async function* jsonArrayRows(chunks: AsyncIterable<string>, name: string
 }
 
 function parseElement(text: string, index: number, name: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SpillwayError(
-      'INVALID_JSON',
-      `Item ${formatCount(index + 1)} of the array in ${name} is not valid JSON (${(error as Error).message}): ${preview(text)}.`,
-      {
-        path: name,
-        item: index + 1,
-      },
-    );
-  }
+  const value = parseJsonOrFail(text, (reason) => `Item ${formatCount(index + 1)} of the array in ${name} is not valid JSON (${reason}): ${preview(text)}.`, {
+    path: name,
+    item: index + 1,
+  });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new SpillwayError('NOT_A_TABLE', `Item ${formatCount(index + 1)} of ${name} is ${describeJsonValue(value)}, not a row object.`, {
       path: name,

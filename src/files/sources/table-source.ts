@@ -10,6 +10,7 @@ import { csvRows, readCsvHeader } from './csv-rows.js';
 import { jsonArrayRows } from './json-array-rows.js';
 import { jsonlRows } from './jsonl-rows.js';
 import { readTextChunks, type ReadCounter } from './read-chunks.js';
+import { parseJsonOrFail } from '../../util/parse-json.js';
 
 /**
  * Where a source file is. Tools always use `sandbox` (resolved by the
@@ -131,12 +132,7 @@ async function describeSource(opened: OpenedSource): Promise<TableSource> {
       );
     }
     const text = (await handle.readFile({ encoding: 'utf8' })).replace(/^\uFEFF/, '');
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new SpillwayError('INVALID_JSON', `${name} is not valid JSON (${(error as Error).message}).`, { path: name });
-    }
+    const value = parseJsonOrFail(text, (reason) => `${name} is not valid JSON (${reason}).`, { path: name });
     const table = detectTable(value);
     if (table === undefined) {
       throw new SpillwayError(

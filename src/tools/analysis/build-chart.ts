@@ -1,13 +1,12 @@
-import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
 import type { ChartRenderer } from '../../charts/chart-renderer.js';
 import type { TableSelection } from '../../analysis/selection-sql.js';
 import { drawChart } from '../../charts/draw-chart.js';
-import { SpillwayError } from '../../errors.js';
 import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
+import { plainRequestedName, sourceStem } from '../files/output-name.js';
 import { formatCount } from '../../util/format.js';
 import { buildChartOutput } from './analysis-output.js';
 
@@ -60,21 +59,8 @@ export type BuildChartArgs = Static<typeof BuildChartInput>;
 
 /** A plain output stem: the requested name (its .svg/.png dropped) or the source's name. */
 function chartStem(requested: string | undefined, source: string): string {
-  if (requested === undefined)
-    return `${
-      path.posix
-        .basename(source)
-        .replace(/\.[^.]*$/, '')
-        .replace(/^\.+/, '') || 'chart'
-    }-chart`;
-  if (/[/\\]/.test(requested) || requested.startsWith('.') || /[\u0000-\u001f\u007f<>:"|?*]/.test(requested)) {
-    throw new SpillwayError(
-      'INVALID_ARGUMENTS',
-      `filename ${JSON.stringify(requested.slice(0, 80))} must be a plain name such as "tickets-by-country" (no folders, not starting with ".").`,
-      { field: 'filename' },
-    );
-  }
-  return requested.replace(/\.(svg|png)$/i, '');
+  if (requested === undefined) return `${sourceStem(source, 'chart')}-chart`;
+  return plainRequestedName(requested, 'tickets-by-country').replace(/\.(svg|png)$/i, '');
 }
 
 /** build_chart: a Vega-Lite chart of a sandbox table, as SVG and PNG downloads in outputs/. */

@@ -1,14 +1,13 @@
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
 import { selectionSql, type TableSelection } from '../../analysis/selection-sql.js';
 import type { Config } from '../../config/schema.js';
-import { SpillwayError } from '../../errors.js';
 import type { ToolContext, ToolDefinition, ToolOutput } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { asDiskError, createPendingFile, toDiskErrorFromText } from '../../sandbox/index.js';
 import { formatBytes, plural } from '../../util/format.js';
 import { exportTableLead, localFormats } from '../files/export-table.js';
+import { outputFilename } from '../files/output-name.js';
 
 const parquetSentence =
   'format "parquet" writes an Apache Parquet file (typed columns, compressed; for pandas, Spark, DuckDB, BI tools) with the same columns/sort/range.';
@@ -26,39 +25,15 @@ function withParquetFormat(schema: Record<string, unknown>): Record<string, unkn
   return { ...schema, properties: { ...properties, format: next } };
 }
 
-function plainName(requested: unknown, source: string): string {
-  if (requested === undefined)
-    return `${
-      path.posix
-        .basename(source)
-        .replace(/\.[^.]*$/, '')
-        .replace(/^\.+/, '') || 'export'
-    }.parquet`;
-  const name = String(requested);
-  if (/[/\\]/.test(name) || name.startsWith('.') || /[\u0000-\u001f\u007f<>:"|?*]/.test(name) || name.length > 200) {
-    throw new SpillwayError(
-      'INVALID_ARGUMENTS',
-      `filename ${JSON.stringify(name.slice(0, 80))} must be a plain name such as "tickets.parquet" (no folders, not starting with ".").`,
-      { field: 'filename' },
-    );
-  }
-  const extension = path.posix.extname(name).toLowerCase();
-  if (extension === '.parquet') return name;
-  if (['.csv', '.xlsx', '.json', '.jsonl', '.docx', '.pptx'].includes(extension)) {
-    throw new SpillwayError(
-      'INVALID_ARGUMENTS',
-      `filename ${JSON.stringify(name)} ends in ${extension} but the file is Parquet; use a name ending in .parquet.`,
-      { field: 'filename' },
-    );
-  }
-  return `${name}.parquet`;
-}
-
 async function exportParquet(engine: FilesSqlEngine, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput> {
   const sourceArg = String(args.source);
   const source = await context.sandbox.openRead(sourceArg);
   await source.handle.close();
-  const filename = plainName(args.filename, source.relative);
+  const filename = outputFilename({
+    requested: args.filename === undefined ? undefined : String(args.filename),
+    sourcePath: source.relative,
+    extension: 'parquet',
+  });
   const target = await context.sandbox.resolveForWrite(`outputs/${filename}`, { folders: ['outputs'] });
   const pending = await createPendingFile(target.absolute).catch((error: unknown) => {
     throw asDiskError(error, { path: target.relative });
