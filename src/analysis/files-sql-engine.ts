@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SpillwayError } from '../errors.js';
-import { AdmissionGate, type AdmissionGateOptions } from '../util/admission-gate.js';
+import { AdmissionGate, defaultQueueWaitMs, type AdmissionGateOptions } from '../util/admission-gate.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
 import { toObjectRows, type SqlResult } from '../sql/sql-source.js';
 import { listDataFiles } from './data-files.js';
@@ -109,7 +109,7 @@ export class FilesSqlEngine {
   readonly gate: AdmissionGate;
 
   constructor(options: FilesSqlEngineOptions) {
-    this.gate = options.gate ?? new AdmissionGate(filesSqlGateOptions(() => ({ ...options, queueWaitMs: options.queueWaitMs ?? 30_000 })));
+    this.gate = options.gate ?? new AdmissionGate(filesSqlGateOptions(() => ({ ...options, queueWaitMs: options.queueWaitMs ?? defaultQueueWaitMs })));
   }
 
   async query(query: FilesQuery): Promise<SqlResult> {

@@ -1,5 +1,5 @@
 import { SpillwayError } from '../errors.js';
-import { AdmissionGate } from '../util/admission-gate.js';
+import { AdmissionGate, poolLimits } from '../util/admission-gate.js';
 import type { ChartRenderer, RenderOptions } from './chart-renderer.js';
 import type { ChartTask } from './chart-protocol.js';
 import { ChartProcess } from './chart-process.js';
@@ -39,13 +39,7 @@ export class ChartPool implements ChartRenderer {
   readonly gate: AdmissionGate;
 
   constructor(private readonly options: ChartPoolOptions) {
-    this.gate =
-      options.gate ??
-      new AdmissionGate({
-        name: 'charts',
-        noun: 'chart',
-        limits: () => ({ running: options.threads, waiting: options.maxQueue, waitMs: options.queueWaitMs ?? 30_000 }),
-      });
+    this.gate = options.gate ?? new AdmissionGate({ name: 'charts', noun: 'chart', limits: () => poolLimits(options.threads, options) });
   }
 
   render(request: ChartRequest, options: RenderOptions): Promise<ChartImages> {

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { SpillwayError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { parseJsonSafely } from '../util/safe-json.js';
-import { AdmissionGate, type AdmissionGateOptions } from '../util/admission-gate.js';
+import { AdmissionGate, defaultQueueWaitMs, type AdmissionGateOptions } from '../util/admission-gate.js';
 import type { RunMessage } from './protocol.js';
 import type { ScriptBridge, WrittenFile } from './script-bridge.js';
 import type { ScriptLimits } from './script-limits.js';
@@ -54,7 +54,11 @@ export function scriptGateOptions(options: Pick<ScriptRunnerOptions, 'concurrenc
     noun: 'script',
     code: 'SCRIPT_BUSY',
     keys: 'workers.poolSize, workers.maxQueue',
-    limits: () => ({ running: options.concurrency() || availableParallelism(), waiting: options.maxQueue(), waitMs: options.queueWaitMs?.() ?? 30_000 }),
+    limits: () => ({
+      running: options.concurrency() || availableParallelism(),
+      waiting: options.maxQueue(),
+      waitMs: options.queueWaitMs?.() ?? defaultQueueWaitMs,
+    }),
   };
 }
 

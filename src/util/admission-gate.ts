@@ -11,6 +11,14 @@ export interface GateLimits {
   waitMs: number;
 }
 
+/** server.queueWaitMs's default, for gates made without a configuration (embedders, tests). */
+export const defaultQueueWaitMs = 30_000;
+
+/** Limits of a pool: `running` at once, `maxQueue` waiting, each wait at most `queueWaitMs` (default 30 s). */
+export function poolLimits(running: number, caps: { maxQueue: number; queueWaitMs?: number | undefined }): GateLimits {
+  return { running, waiting: caps.maxQueue, waitMs: caps.queueWaitMs ?? defaultQueueWaitMs };
+}
+
 /** Timers the gate's deadlines use; tests replace them to fire a deadline on demand. */
 export interface GateTimers {
   setTimeout(callback: () => void, ms: number): unknown;

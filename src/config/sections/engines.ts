@@ -1,38 +1,30 @@
 import { Type } from '@sinclair/typebox';
 import { oneOf } from '../../util/schema-builders.js';
-import { closed } from './parts.js';
+import { closed, variant } from './parts.js';
 
 /** Configuration keys for the engines that run model-chosen work: scripts, SQL, DuckDB over files, charts. */
 
 export const sqlSource = oneOf(
   [
-    Type.Object(
+    variant(
+      'type',
+      'demo',
+      {},
       {
-        type: Type.Literal('demo', {
-          description:
-            'demo: the embedded SQLite database, built from demo.seed in data.dir on first start. sqlite: a SQLite file, opened read-only. postgres: a PostgreSQL server, every query in a READ ONLY transaction.',
-        }),
+        description:
+          'demo: the embedded SQLite database, built from demo.seed in data.dir on first start. sqlite: a SQLite file, opened read-only. postgres: a PostgreSQL server, every query in a READ ONLY transaction.',
       },
-      closed,
     ),
-    Type.Object(
-      {
-        type: Type.Literal('sqlite'),
-        file: Type.String({ minLength: 1, description: 'Path of an existing SQLite database file; opened read-only and never created or changed.' }),
-      },
-      closed,
-    ),
-    Type.Object(
-      {
-        type: Type.Literal('postgres'),
-        url: Type.String({
-          pattern: '^postgres(ql)?://',
-          description:
-            "Connection URL, e.g. postgres://reader:secret@db.internal:5432/shop. Use a role with SELECT rights only: the read-only transaction stops writes to the database, the role's rights govern functions with effects outside it.",
-        }),
-      },
-      closed,
-    ),
+    variant('type', 'sqlite', {
+      file: Type.String({ minLength: 1, description: 'Path of an existing SQLite database file; opened read-only and never created or changed.' }),
+    }),
+    variant('type', 'postgres', {
+      url: Type.String({
+        pattern: '^postgres(ql)?://',
+        description:
+          "Connection URL, e.g. postgres://reader:secret@db.internal:5432/shop. Use a role with SELECT rights only: the read-only transaction stops writes to the database, the role's rights govern functions with effects outside it.",
+      }),
+    }),
   ],
   { description: 'Which database query_sql reads.', default: { type: 'demo' } },
 );

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { oneOf } from '../../util/schema-builders.js';
-import { closed } from './parts.js';
+import { closed, variant } from './parts.js';
 
 /** Configuration keys for the MCP front over Streamable HTTP and who may call it. */
 
@@ -34,49 +34,41 @@ export const bearerToken = oneOf([
 
 export const serverAuth = oneOf(
   [
-    Type.Object(
+    variant(
+      'mode',
+      'none',
+      {},
       {
-        mode: Type.Literal('none', {
+        description:
+          "none: no authentication, every caller is the principal `local`; allowed only when server.host is a loopback address. bearer: static tokens, each mapped to a principal. oauth: OAuth 2.1 resource server (MCP authorization spec), JWT access tokens checked against the issuer's keys.",
+      },
+    ),
+    variant('mode', 'bearer', {
+      tokens: Type.Array(bearerToken, { minItems: 1, description: 'Accepted tokens: `{principal, secretEnv}` or `{principal, sha256}`.' }),
+    }),
+    variant('mode', 'oauth', {
+      issuer: Type.String({ pattern: '^https?://', description: 'The authorization server (the `iss` claim tokens must carry).' }),
+      audience: Type.String({ minLength: 1, description: "The `aud` value tokens must carry (usually this server's resource URL)." }),
+      jwksUrl: Type.Optional(
+        Type.String({
+          pattern: '^https?://',
           description:
-            "none: no authentication, every caller is the principal `local`; allowed only when server.host is a loopback address. bearer: static tokens, each mapped to a principal. oauth: OAuth 2.1 resource server (MCP authorization spec), JWT access tokens checked against the issuer's keys.",
+            "Where the issuer's signing keys are. Default: jwks_uri from the issuer's metadata (/.well-known/oauth-authorization-server, then openid-configuration), read at start.",
         }),
-      },
-      closed,
-    ),
-    Type.Object(
-      {
-        mode: Type.Literal('bearer'),
-        tokens: Type.Array(bearerToken, { minItems: 1, description: 'Accepted tokens: `{principal, secretEnv}` or `{principal, sha256}`.' }),
-      },
-      closed,
-    ),
-    Type.Object(
-      {
-        mode: Type.Literal('oauth'),
-        issuer: Type.String({ pattern: '^https?://', description: 'The authorization server (the `iss` claim tokens must carry).' }),
-        audience: Type.String({ minLength: 1, description: "The `aud` value tokens must carry (usually this server's resource URL)." }),
-        jwksUrl: Type.Optional(
-          Type.String({
-            pattern: '^https?://',
-            description:
-              "Where the issuer's signing keys are. Default: jwks_uri from the issuer's metadata (/.well-known/oauth-authorization-server, then openid-configuration), read at start.",
-          }),
-        ),
-        resource: Type.Optional(
-          Type.String({
-            pattern: '^https?://',
-            description: "This server's public URL of the MCP endpoint, as clients reach it (behind a proxy). Default: the URL it listens on.",
-          }),
-        ),
-        requiredScopes: Type.Optional(
-          Type.Array(Type.String({ minLength: 1 }), { description: 'Scopes every token must hold (403 insufficient_scope otherwise).' }),
-        ),
-        principalClaim: Type.Optional(
-          Type.String({ minLength: 1, description: 'The claim that names the principal. Default `sub`; its value must be a valid folder name.' }),
-        ),
-      },
-      closed,
-    ),
+      ),
+      resource: Type.Optional(
+        Type.String({
+          pattern: '^https?://',
+          description: "This server's public URL of the MCP endpoint, as clients reach it (behind a proxy). Default: the URL it listens on.",
+        }),
+      ),
+      requiredScopes: Type.Optional(
+        Type.Array(Type.String({ minLength: 1 }), { description: 'Scopes every token must hold (403 insufficient_scope otherwise).' }),
+      ),
+      principalClaim: Type.Optional(
+        Type.String({ minLength: 1, description: 'The claim that names the principal. Default `sub`; its value must be a valid folder name.' }),
+      ),
+    }),
   ],
   { default: { mode: 'none' }, description: 'Who may call over HTTP, and as which principal. See docs/auth.md.' },
 );

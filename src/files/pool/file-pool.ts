@@ -3,7 +3,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SpillwayError } from '../../errors.js';
 import type { Logger } from '../../log/logger.js';
-import { AdmissionGate } from '../../util/admission-gate.js';
+import { AdmissionGate, poolLimits } from '../../util/admission-gate.js';
 import { deadlineSignal } from '../../util/deadline-signal.js';
 import { formatCount } from '../../util/format.js';
 import { workerModules } from './worker-modules.js';
@@ -68,7 +68,7 @@ export class FilePool {
         name: 'exports',
         noun: 'export',
         keys: 'workers.poolSize, workers.maxQueue',
-        limits: () => ({ running: this.threads, waiting: options.maxQueue, waitMs: options.queueWaitMs ?? 30_000 }),
+        limits: () => poolLimits(this.threads, options),
       });
   }
 
