@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { closed } from './parts.js';
+import { closed, integerKey } from './parts.js';
 
 /** Configuration keys for a fleet: replicas that share a sandbox volume and a Redis. */
 
@@ -26,12 +26,11 @@ export const coordinationSchema = Type.Object(
         },
       ),
     ),
-    sweepLeaseMs: Type.Integer({
-      minimum: 1000,
-      default: 60_000,
-      description:
-        "With Redis: how long the fleet's sweep lock outlives a replica that died holding it (the holder renews it every third of this while it sweeps).",
-    }),
+    sweepLeaseMs: integerKey(
+      1000,
+      60_000,
+      "With Redis: how long the fleet's sweep lock outlives a replica that died holding it (the holder renews it every third of this while it sweeps).",
+    ),
     jobs: Type.Object(
       {
         onReplicas: Type.Boolean({
@@ -39,18 +38,17 @@ export const coordinationSchema = Type.Object(
           description:
             'With Redis: replicas (`spillway serve`) also take file-building jobs on their own worker threads. Set false when `spillway worker` nodes should build every file and replicas only serve.',
         }),
-        lockMs: Type.Integer({
-          minimum: 1000,
-          default: 30_000,
-          description:
-            'With Redis: how long a job stays with a worker that stops answering (killed, frozen) before another worker takes it again. Workers renew it every half of this while they build.',
-        }),
-        retries: Type.Integer({
-          minimum: 0,
-          maximum: 10,
-          default: 2,
-          description: 'With Redis: how many times a job whose worker died is taken again by another worker before the call fails (WORKER_FAILED).',
-        }),
+        lockMs: integerKey(
+          1000,
+          30_000,
+          'With Redis: how long a job stays with a worker that stops answering (killed, frozen) before another worker takes it again. Workers renew it every half of this while they build.',
+        ),
+        retries: integerKey(
+          0,
+          2,
+          'With Redis: how many times a job whose worker died is taken again by another worker before the call fails (WORKER_FAILED).',
+          { maximum: 10 },
+        ),
       },
       {
         ...closed,

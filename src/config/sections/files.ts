@@ -1,35 +1,17 @@
-import { Type } from '@sinclair/typebox';
-import { closed } from './parts.js';
+import { integerKey, section } from './parts.js';
 
 /** Configuration keys for file-building workers, their documents and the execution records. */
 
-export const documentsSchema = Type.Object(
-  {
-    maxTableRows: Type.Integer({
-      minimum: 1,
-      default: 5000,
-      description: 'Rows one document table may hold (documents get slow to open past a few thousand); above it use export_table.',
-    }),
-  },
-  { ...closed, description: 'DOCX and PPTX building.' },
-);
+export const documentsSchema = section('DOCX and PPTX building.', {
+  maxTableRows: integerKey(1, 5000, 'Rows one document table may hold (documents get slow to open past a few thousand); above it use export_table.'),
+});
 
-export const workersSchema = Type.Object(
-  {
-    poolSize: Type.Integer({ minimum: 0, default: 0, description: 'Worker threads; 0 means one per CPU core.' }),
-    maxQueue: Type.Integer({ minimum: 1, default: 64, description: 'Tasks that may wait for a free worker before new ones are refused.' }),
-    taskTimeoutMs: Type.Integer({ minimum: 1000, default: 600_000, description: 'A file build running longer is stopped and its call fails.' }),
-  },
-  { ...closed, description: 'The worker-thread pool that builds files.' },
-);
+export const workersSchema = section('The worker-thread pool that builds files.', {
+  poolSize: integerKey(0, 0, 'Worker threads; 0 means one per CPU core.'),
+  maxQueue: integerKey(1, 64, 'Tasks that may wait for a free worker before new ones are refused.'),
+  taskTimeoutMs: integerKey(1000, 600_000, 'A file build running longer is stopped and its call fails.'),
+});
 
-export const recordsSchema = Type.Object(
-  {
-    maxArgsBytes: Type.Integer({
-      minimum: 256,
-      default: 65_536,
-      description: "Arguments larger than this are stored as a size and a preview, with the arguments file's path beside them.",
-    }),
-  },
-  { ...closed, description: 'The execution record (data/records.jsonl): one line per call with arguments as called and as executed.' },
-);
+export const recordsSchema = section('The execution record (data/records.jsonl): one line per call with arguments as called and as executed.', {
+  maxArgsBytes: integerKey(256, 65_536, "Arguments larger than this are stored as a size and a preview, with the arguments file's path beside them."),
+});

@@ -1,4 +1,13 @@
-import { Type, type SchemaOptions, type TLiteral, type TObject, type TProperties } from '@sinclair/typebox';
+import {
+  Type,
+  type IntegerOptions,
+  type ObjectOptions,
+  type SchemaOptions,
+  type TInteger,
+  type TLiteral,
+  type TObject,
+  type TProperties,
+} from '@sinclair/typebox';
 import { enumOf, recordOf } from '../../util/schema-builders.js';
 
 /** Building blocks the configuration sections share. */
@@ -18,4 +27,14 @@ export function variant<Tag extends string, Value extends string, Properties ext
 ): TObject<Record<Tag, TLiteral<Value>> & Properties> {
   const members = { [tag]: Type.Literal(value, tagOptions), ...properties } as Record<Tag, TLiteral<Value>> & Properties;
   return Type.Object(members, closed);
+}
+
+/** A section of the configuration: these keys and no others, described for docs/configuration.md. */
+export function section<Properties extends TProperties>(description: string, properties: Properties, options: ObjectOptions = {}): TObject<Properties> {
+  return Type.Object(properties, { ...closed, ...options, description });
+}
+
+/** An integer key at least `minimum`, `fallback` when absent (`more`: e.g. a maximum). */
+export function integerKey(minimum: number, fallback: number, description: string, more: IntegerOptions = {}): TInteger {
+  return Type.Integer({ minimum, ...more, default: fallback, description });
 }

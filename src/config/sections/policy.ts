@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { enumOf, recordOf } from '../../util/schema-builders.js';
-import { closed, decision } from './parts.js';
+import { closed, decision, integerKey, section } from './parts.js';
 
 /** Configuration keys for which calls run, ask or are refused, and how results are screened. */
 
@@ -13,19 +13,12 @@ const screeningToolOverride = Type.Object(
   closed,
 );
 
-export const policySchema = Type.Object(
-  {
-    default: enumOf(['allow', 'deny', 'ask'], { default: 'allow', description: 'Decision for local tools no rule matches.' }),
-    upstreamDefault: enumOf(['allow', 'deny', 'ask'], { default: 'ask', description: 'Decision for upstream tools no rule matches.' }),
-    rules: recordOf(decision, { default: {}, description: 'Tool-name pattern (`*` wildcard) to decision. The most specific pattern wins.' }),
-    approvalTimeoutMs: Type.Integer({
-      minimum: 1,
-      default: 120_000,
-      description: "How long an `ask` waits for the client's answer to the approval request; no answer refuses the call.",
-    }),
-  },
-  { ...closed, description: 'Permission for each tool call, judged on the expanded arguments.' },
-);
+export const policySchema = section('Permission for each tool call, judged on the expanded arguments.', {
+  default: enumOf(['allow', 'deny', 'ask'], { default: 'allow', description: 'Decision for local tools no rule matches.' }),
+  upstreamDefault: enumOf(['allow', 'deny', 'ask'], { default: 'ask', description: 'Decision for upstream tools no rule matches.' }),
+  rules: recordOf(decision, { default: {}, description: 'Tool-name pattern (`*` wildcard) to decision. The most specific pattern wins.' }),
+  approvalTimeoutMs: integerKey(1, 120_000, "How long an `ask` waits for the client's answer to the approval request; no answer refuses the call."),
+});
 
 export const screeningSchema = Type.Object(
   {
@@ -48,7 +41,7 @@ export const screeningSchema = Type.Object(
       description:
         "A delegating call whose expanded arguments hold a detected secret: `ask` (approval, even where the policy allows the tool), `deny`, or `allow` (the tool's own policy decides).",
     }),
-    maxFindings: Type.Integer({ minimum: 0, default: 100, description: "Findings listed by place in one result's metadata (counts are always complete)." }),
+    maxFindings: integerKey(0, 100, "Findings listed by place in one result's metadata (counts are always complete)."),
     tools: recordOf(screeningToolOverride, {
       default: {},
       description: 'Tool-name pattern (`*` wildcard) to screening settings; the most specific pattern wins.',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { oneOf } from '../../util/schema-builders.js';
-import { closed, variant } from './parts.js';
+import { closed, integerKey, section, variant } from './parts.js';
 
 /** Configuration keys for the MCP front over Streamable HTTP and who may call it. */
 
@@ -73,101 +73,80 @@ export const serverAuth = oneOf(
   { default: { mode: 'none' }, description: 'Who may call over HTTP, and as which principal. See docs/auth.md.' },
 );
 
-export const serverSchema = Type.Object(
-  {
-    host: Type.String({
-      minLength: 1,
-      default: '127.0.0.1',
-      description: 'Address to listen on. A non-loopback address needs server.auth (bearer or oauth); with auth none the server refuses to start.',
-    }),
-    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8787, description: 'TCP port; 0 picks a free one.' }),
-    path: Type.String({ pattern: '^/', default: '/mcp', description: 'URL path of the MCP endpoint.' }),
-    sessionIdleMs: Type.Integer({
-      minimum: 1000,
-      default: 21_600_000,
-      description: "An HTTP MCP session with no request for this long is closed (its conversation's files stay until retention).",
-    }),
-    auth: serverAuth,
-    maxSessions: Type.Integer({
-      minimum: 1,
-      default: 1000,
-      description: 'Open MCP sessions on this server at most; an initialize over the cap gets HTTP 503 with code SESSION_LIMIT.',
-    }),
-    maxSessionsPerPrincipal: Type.Integer({
-      minimum: 1,
-      default: 250,
-      description: 'Open MCP sessions of one principal at most; an initialize over the cap gets HTTP 429 with code SESSION_LIMIT.',
-    }),
-    queueWaitMs: Type.Integer({
-      minimum: 1,
-      default: 30_000,
+export const serverSchema = section('The MCP front over Streamable HTTP (`spillway serve`).', {
+  host: Type.String({
+    minLength: 1,
+    default: '127.0.0.1',
+    description: 'Address to listen on. A non-loopback address needs server.auth (bearer or oauth); with auth none the server refuses to start.',
+  }),
+  port: integerKey(0, 8787, 'TCP port; 0 picks a free one.', { maximum: 65535 }),
+  path: Type.String({ pattern: '^/', default: '/mcp', description: 'URL path of the MCP endpoint.' }),
+  sessionIdleMs: integerKey(1000, 21_600_000, "An HTTP MCP session with no request for this long is closed (its conversation's files stay until retention)."),
+  auth: serverAuth,
+  maxSessions: integerKey(1, 1000, 'Open MCP sessions on this server at most; an initialize over the cap gets HTTP 503 with code SESSION_LIMIT.'),
+  maxSessionsPerPrincipal: integerKey(1, 250, 'Open MCP sessions of one principal at most; an initialize over the cap gets HTTP 429 with code SESSION_LIMIT.'),
+  queueWaitMs: integerKey(
+    1,
+    30_000,
+    "Longest wait for a slot in any admission queue (exports, charts, query_sql, query_files, scripts, each upstream); a call still waiting is refused with BUSY (or SQL_BUSY, SCRIPT_BUSY). Keep it below your clients' request timeout (60 s in the MCP SDK).",
+  ),
+  publicUrl: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/?#]+(/[^?#]*)?$',
       description:
-        "Longest wait for a slot in any admission queue (exports, charts, query_sql, query_files, scripts, each upstream); a call still waiting is refused with BUSY (or SQL_BUSY, SCRIPT_BUSY). Keep it below your clients' request timeout (60 s in the MCP SDK).",
+        'The base URL users reach this server at (behind a proxy, e.g. https://files.example.com). When set, download cards carry a signed `downloadUrl` (needs server.downloads.signingKeyEnv or signingKeyFile); absent, they carry none.',
     }),
-    publicUrl: Type.Optional(
-      Type.String({
-        pattern: '^https?://[^/?#]+(/[^?#]*)?$',
-        description:
-          'The base URL users reach this server at (behind a proxy, e.g. https://files.example.com). When set, download cards carry a signed `downloadUrl` (needs server.downloads.signingKeyEnv or signingKeyFile); absent, they carry none.',
-      }),
-    ),
-    downloads: Type.Object(
-      {
-        signingKeyEnv: Type.Optional(
-          Type.String({
-            pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
-            description:
-              'Name of the environment variable holding the key that signs download links (at least 32 bytes). Every replica of a fleet needs the same key.',
-          }),
-        ),
-        signingKeyFile: Type.Optional(
-          Type.String({ minLength: 1, description: 'A file holding the signing key instead (a mounted secret); trailing newlines are ignored.' }),
-        ),
-        linkTtlSeconds: Type.Integer({ minimum: 1, maximum: 604_800, default: 3600, description: 'How long a signed download link stays valid.' }),
-      },
-      { ...closed, description: 'The download route GET /files/<conversation>/outputs/<name> and its signed links (docs/auth.md).' },
-    ),
-    maxBodyBytes: Type.Integer({
-      minimum: 1024,
-      default: 4_194_304,
-      description:
-        'Largest HTTP request body, in bytes; a larger one gets HTTP 413 with code REQUEST_TOO_LARGE. Keep it above args.maxBytes (write_file content travels in a request).',
-    }),
-    maxJsonDepth: Type.Integer({
-      minimum: 8,
-      maximum: 1000,
-      default: 64,
-      description:
-        'Deepest nesting of arrays and objects in a JSON request body; a deeper one is refused (HTTP 400, code REQUEST_TOO_DEEP) by a scan of the raw bytes, before it is parsed.',
-    }),
-    maxConnections: Type.Integer({
-      minimum: 1,
-      default: 2048,
-      description: 'Open HTTP connections at most; a request on a connection over the cap gets HTTP 503 with Retry-After and code CONNECTION_LIMIT.',
-    }),
-    maxConnectionsPerAddress: Type.Integer({
-      minimum: 1,
-      default: 256,
-      description:
-        'Open HTTP connections from one client address (IPv6: one /64) at most; over it, HTTP 503 with code CONNECTION_LIMIT. Behind a reverse proxy every connection comes from the proxy: set it to server.maxConnections there.',
-    }),
-    headersTimeoutMs: Type.Integer({
-      minimum: 100,
-      default: 10_000,
-      description:
-        "A request's headers must arrive within this long of the connection opening (or of the request's first byte); otherwise the server answers 408 and closes the connection. At most server.requestTimeoutMs.",
-    }),
-    requestTimeoutMs: Type.Integer({
-      minimum: 100,
-      default: 60_000,
-      description: 'A request (headers and body) must arrive in full within this long; otherwise it gets HTTP 408 and the connection is closed.',
-    }),
-    idleTimeoutMs: Type.Integer({
-      minimum: 100,
-      default: 10_000,
-      description:
-        'A kept-alive connection with no request for this long is closed. A connection whose answer is still open (an MCP SSE stream, a running tool call) is never idle.',
-    }),
-  },
-  { ...closed, description: 'The MCP front over Streamable HTTP (`spillway serve`).' },
-);
+  ),
+  downloads: Type.Object(
+    {
+      signingKeyEnv: Type.Optional(
+        Type.String({
+          pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+          description:
+            'Name of the environment variable holding the key that signs download links (at least 32 bytes). Every replica of a fleet needs the same key.',
+        }),
+      ),
+      signingKeyFile: Type.Optional(
+        Type.String({ minLength: 1, description: 'A file holding the signing key instead (a mounted secret); trailing newlines are ignored.' }),
+      ),
+      linkTtlSeconds: integerKey(1, 3600, 'How long a signed download link stays valid.', { maximum: 604_800 }),
+    },
+    { ...closed, description: 'The download route GET /files/<conversation>/outputs/<name> and its signed links (docs/auth.md).' },
+  ),
+  maxBodyBytes: integerKey(
+    1024,
+    4_194_304,
+    'Largest HTTP request body, in bytes; a larger one gets HTTP 413 with code REQUEST_TOO_LARGE. Keep it above args.maxBytes (write_file content travels in a request).',
+  ),
+  maxJsonDepth: integerKey(
+    8,
+    64,
+    'Deepest nesting of arrays and objects in a JSON request body; a deeper one is refused (HTTP 400, code REQUEST_TOO_DEEP) by a scan of the raw bytes, before it is parsed.',
+    { maximum: 1000 },
+  ),
+  maxConnections: integerKey(
+    1,
+    2048,
+    'Open HTTP connections at most; a request on a connection over the cap gets HTTP 503 with Retry-After and code CONNECTION_LIMIT.',
+  ),
+  maxConnectionsPerAddress: integerKey(
+    1,
+    256,
+    'Open HTTP connections from one client address (IPv6: one /64) at most; over it, HTTP 503 with code CONNECTION_LIMIT. Behind a reverse proxy every connection comes from the proxy: set it to server.maxConnections there.',
+  ),
+  headersTimeoutMs: integerKey(
+    100,
+    10_000,
+    "A request's headers must arrive within this long of the connection opening (or of the request's first byte); otherwise the server answers 408 and closes the connection. At most server.requestTimeoutMs.",
+  ),
+  requestTimeoutMs: integerKey(
+    100,
+    60_000,
+    'A request (headers and body) must arrive in full within this long; otherwise it gets HTTP 408 and the connection is closed.',
+  ),
+  idleTimeoutMs: integerKey(
+    100,
+    10_000,
+    'A kept-alive connection with no request for this long is closed. A connection whose answer is still open (an MCP SSE stream, a running tool call) is never idle.',
+  ),
+});

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { recordOf } from '../../util/schema-builders.js';
-import { closed } from './parts.js';
+import { closed, integerKey, section } from './parts.js';
 
 /** Configuration keys for when results spill to files and what the model reads of them. */
 
@@ -13,88 +13,50 @@ export const spillToolOverride = Type.Object(
   closed,
 );
 
-export const spillSchema = Type.Object(
-  {
-    thresholdChars: Type.Integer({
-      minimum: 0,
-      default: 1000,
-      description: 'Results longer than this many characters (after MCP unwrapping) are spilled to results/ or errors/.',
-    }),
-    tools: recordOf(spillToolOverride, {
-      // Query results always get a path, however small: a 10-row aggregate can then be charted or exported by path.
-      default: { query_sql: { thresholdChars: 0 }, query_files: { thresholdChars: 0 } },
-      description:
-        'Per-tool overrides keyed by tool-name pattern (`*` matches any run of characters, e.g. `github__*`). The most specific pattern (fewest wildcards, then longest) wins. By default query_sql and query_files results always spill (threshold 0), so even a small result has a path that build_chart, export_table and build_document take.',
-    }),
-  },
-  { ...closed, description: 'When a tool result is written to a sandbox file.' },
-);
+export const spillSchema = section('When a tool result is written to a sandbox file.', {
+  thresholdChars: integerKey(0, 1000, 'Results longer than this many characters (after MCP unwrapping) are spilled to results/ or errors/.'),
+  tools: recordOf(spillToolOverride, {
+    // Query results always get a path, however small: a 10-row aggregate can then be charted or exported by path.
+    default: { query_sql: { thresholdChars: 0 }, query_files: { thresholdChars: 0 } },
+    description:
+      'Per-tool overrides keyed by tool-name pattern (`*` matches any run of characters, e.g. `github__*`). The most specific pattern (fewest wildcards, then longest) wins. By default query_sql and query_files results always spill (threshold 0), so even a small result has a path that build_chart, export_table and build_document take.',
+  }),
+});
 
-export const inlineSchema = Type.Object(
-  {
-    maxTokens: Type.Integer({
-      minimum: 1,
-      default: 50_000,
-      description: 'Above this many tokens the model gets a whole-record prefix and a sentence saying how much it shows.',
-    }),
-    bytesPerToken: Type.Number({
-      exclusiveMinimum: 0,
-      default: 3,
-      description: 'UTF-8 bytes per token used to estimate tokens without a tokenizer. 3 is a safe (pessimistic) figure for JSON and CSV.',
-    }),
-  },
-  { ...closed, description: 'How much of a result the model reads inline.' },
-);
+export const inlineSchema = section('How much of a result the model reads inline.', {
+  maxTokens: integerKey(1, 50_000, 'Above this many tokens the model gets a whole-record prefix and a sentence saying how much it shows.'),
+  bytesPerToken: Type.Number({
+    exclusiveMinimum: 0,
+    default: 3,
+    description: 'UTF-8 bytes per token used to estimate tokens without a tokenizer. 3 is a safe (pessimistic) figure for JSON and CSV.',
+  }),
+});
 
-export const errorsSchema = Type.Object(
-  {
-    headChars: Type.Integer({ minimum: 1, default: 1500, description: 'Characters kept from the start of a long error message.' }),
-    tailChars: Type.Integer({ minimum: 1, default: 1500, description: "Characters kept from the end (where a traceback's exception line usually is)." }),
-  },
-  { ...closed, description: "How a failed call's message is shortened for the model (the full text is spilled to errors/)." },
-);
+export const errorsSchema = section("How a failed call's message is shortened for the model (the full text is spilled to errors/).", {
+  headChars: integerKey(1, 1500, 'Characters kept from the start of a long error message.'),
+  tailChars: integerKey(1, 1500, "Characters kept from the end (where a traceback's exception line usually is)."),
+});
 
-export const rereadSchema = Type.Object(
-  {
-    maxLines: Type.Integer({ minimum: 1, default: 500, description: 'Lines returned by one read_file call at most.' }),
-    maxChars: Type.Integer({ minimum: 100, default: 40_000, description: 'Characters returned by one read_file or search_file call at most.' }),
-    maxLineChars: Type.Integer({
-      minimum: 10,
-      default: 2000,
-      description: 'A longer line is cut and marked; read it with offset/limit on a pretty-printed copy or query it.',
-    }),
-    maxMatches: Type.Integer({ minimum: 1, default: 200, description: 'Matches returned by one search_file call at most.' }),
-    maxListEntries: Type.Integer({ minimum: 1, default: 500, description: 'Files listed by one list_files call at most.' }),
-  },
-  { ...closed, description: 'Caps on what read_file, search_file and list_files return in one call.' },
-);
+export const rereadSchema = section('Caps on what read_file, search_file and list_files return in one call.', {
+  maxLines: integerKey(1, 500, 'Lines returned by one read_file call at most.'),
+  maxChars: integerKey(100, 40_000, 'Characters returned by one read_file or search_file call at most.'),
+  maxLineChars: integerKey(10, 2000, 'A longer line is cut and marked; read it with offset/limit on a pretty-printed copy or query it.'),
+  maxMatches: integerKey(1, 200, 'Matches returned by one search_file call at most.'),
+  maxListEntries: integerKey(1, 500, 'Files listed by one list_files call at most.'),
+});
 
-export const resourcesSchema = Type.Object(
-  {
-    maxReadBytes: Type.Integer({
-      minimum: 1024,
-      default: 16_777_216,
-      description:
-        'Largest file one MCP resources/read returns (its size on the opened file); a larger one is refused with RESULT_TOO_LARGE naming the tools that read it in parts.',
-    }),
-  },
-  { ...closed, description: 'MCP resources (files in outputs/) read back by a client.' },
-);
+export const resourcesSchema = section('MCP resources (files in outputs/) read back by a client.', {
+  maxReadBytes: integerKey(
+    1024,
+    16_777_216,
+    'Largest file one MCP resources/read returns (its size on the opened file); a larger one is refused with RESULT_TOO_LARGE naming the tools that read it in parts.',
+  ),
+});
 
-export const argsSchema = Type.Object(
-  {
-    maxBytes: Type.Integer({
-      minimum: 1,
-      default: 1_048_576,
-      description: 'Largest arguments file (and largest expanded arguments) a delegating call accepts, in bytes. Also caps write_file.',
-    }),
-  },
-  { ...closed, description: 'Arguments files for delegating calls.' },
-);
+export const argsSchema = section('Arguments files for delegating calls.', {
+  maxBytes: integerKey(1, 1_048_576, 'Largest arguments file (and largest expanded arguments) a delegating call accepts, in bytes. Also caps write_file.'),
+});
 
-export const drawTableSchema = Type.Object(
-  {
-    maxRows: Type.Integer({ minimum: 1, default: 2000, description: 'Rows one draw_table call may draw; above it the model is told to export instead.' }),
-  },
-  { ...closed, description: 'The Markdown table tool.' },
-);
+export const drawTableSchema = section('The Markdown table tool.', {
+  maxRows: integerKey(1, 2000, 'Rows one draw_table call may draw; above it the model is told to export instead.'),
+});

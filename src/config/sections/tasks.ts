@@ -1,40 +1,29 @@
 import { Type } from '@sinclair/typebox';
-import { closed } from './parts.js';
+import { closed, integerKey } from './parts.js';
 
 /** Configuration keys for MCP tasks: long calls a client runs as task-augmented tools/call (2025-11-25). */
 
 export const tasksSchema = Type.Object(
   {
-    maxPerSession: Type.Integer({
-      minimum: 1,
-      maximum: 1000,
-      default: 32,
-      description: 'How many tasks one MCP session holds at once (working, or finished with a result not yet fetched); the next is refused with TASK_LIMIT.',
-    }),
-    maxPerPrincipal: Type.Integer({
-      minimum: 1,
+    maxPerSession: integerKey(
+      1,
+      32,
+      'How many tasks one MCP session holds at once (working, or finished with a result not yet fetched); the next is refused with TASK_LIMIT.',
+      { maximum: 1000 },
+    ),
+    maxPerPrincipal: integerKey(1, 128, 'How many tasks one principal holds at once over all its sessions; the next is refused with TASK_LIMIT.', {
       maximum: 10_000,
-      default: 128,
-      description: 'How many tasks one principal holds at once over all its sessions; the next is refused with TASK_LIMIT.',
     }),
-    ttlMs: Type.Integer({
-      minimum: 1000,
+    ttlMs: integerKey(
+      1000,
+      3_600_000,
+      'How long a task lives from its creation when the client asks for no ttl: a call still working then is cancelled, a result not fetched by then is forgotten.',
+      { maximum: 604_800_000 },
+    ),
+    maxTtlMs: integerKey(1000, 86_400_000, 'The longest ttl a client may ask for (at most 7 days); a longer one, or null ("unlimited"), is cut to this.', {
       maximum: 604_800_000,
-      default: 3_600_000,
-      description:
-        'How long a task lives from its creation when the client asks for no ttl: a call still working then is cancelled, a result not fetched by then is forgotten.',
     }),
-    maxTtlMs: Type.Integer({
-      minimum: 1000,
-      maximum: 604_800_000,
-      default: 86_400_000,
-      description: 'The longest ttl a client may ask for (at most 7 days); a longer one, or null ("unlimited"), is cut to this.',
-    }),
-    pollIntervalMs: Type.Integer({
-      minimum: 100,
-      default: 1000,
-      description: 'The pollInterval a task suggests to clients that poll tasks/get instead of waiting on notifications/tasks/status.',
-    }),
+    pollIntervalMs: integerKey(100, 1000, 'The pollInterval a task suggests to clients that poll tasks/get instead of waiting on notifications/tasks/status.'),
   },
   {
     ...closed,
