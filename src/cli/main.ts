@@ -15,65 +15,21 @@ interface Command {
   load: () => Promise<LoadedCommand>;
 }
 
+/** A verb: its name, its line in the usage, and its module (which exports `command`). */
+type Verb = [name: string, summary: string, load: () => Promise<{ command: LoadedCommand }>];
+
 /** The verbs of `spillway`. Each lives in cli/commands/<verb>.ts. */
-const commands = new Map<string, Command>([
-  [
-    'serve',
-    {
-      summary: 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)',
-      load: async () => import('./commands/serve.js').then((m) => ({ run: m.serveCommand, usage: m.serveUsage })),
-    },
-  ],
-  [
-    'call',
-    {
-      summary: 'run one tool call through the host from a shell (for playbook runners)',
-      load: async () => import('./commands/call.js').then((m) => ({ run: m.callCommand, usage: m.callUsage })),
-    },
-  ],
-  [
-    'demo',
-    {
-      summary: 'a scripted walkthrough against the embedded demo database (no model needed)',
-      load: async () => import('./commands/demo.js').then((m) => ({ run: m.demoCommand, usage: m.demoUsage })),
-    },
-  ],
-  [
-    'export',
-    {
-      summary: 'build a CSV/XLSX/DOCX/PPTX file from a JSONL, JSON or CSV table',
-      load: async () => import('./commands/export.js').then((m) => ({ run: m.exportCommand, usage: m.exportUsage })),
-    },
-  ],
-  [
-    'upstreams',
-    {
-      summary: 'connect to the configured upstream MCP servers and list their state and tools',
-      load: async () => import('./commands/upstreams.js').then((m) => ({ run: m.upstreamsCommand, usage: m.upstreamsUsage })),
-    },
-  ],
-  [
-    'worker',
-    {
-      summary: 'build export jobs for a fleet (needs coordination.redis)',
-      load: async () => import('./commands/worker.js').then((m) => ({ run: m.workerCommand, usage: m.workerUsage })),
-    },
-  ],
-  [
-    'cleanup',
-    {
-      summary: 'run the retention sweep once (--dry-run lists what would go)',
-      load: async () => import('./commands/cleanup.js').then((m) => ({ run: m.cleanupCommand, usage: m.cleanupUsage })),
-    },
-  ],
-  [
-    'migrate-sandbox',
-    {
-      summary: 'move a sandbox of the old layout to <root>/<principal>/<conversation>',
-      load: async () => import('./commands/migrate-sandbox.js').then((m) => ({ run: m.migrateSandboxCommand, usage: m.migrateSandboxUsage })),
-    },
-  ],
-]);
+const verbs: Verb[] = [
+  ['serve', 'serve the tools over MCP (HTTP on 127.0.0.1, or --stdio)', () => import('./commands/serve.js')],
+  ['call', 'run one tool call through the host from a shell (for playbook runners)', () => import('./commands/call.js')],
+  ['demo', 'a scripted walkthrough against the embedded demo database (no model needed)', () => import('./commands/demo.js')],
+  ['export', 'build a CSV/XLSX/DOCX/PPTX file from a JSONL, JSON or CSV table', () => import('./commands/export.js')],
+  ['upstreams', 'connect to the configured upstream MCP servers and list their state and tools', () => import('./commands/upstreams.js')],
+  ['worker', 'build export jobs for a fleet (needs coordination.redis)', () => import('./commands/worker.js')],
+  ['cleanup', 'run the retention sweep once (--dry-run lists what would go)', () => import('./commands/cleanup.js')],
+  ['migrate-sandbox', 'move a sandbox of the old layout to <root>/<principal>/<conversation>', () => import('./commands/migrate-sandbox.js')],
+];
+const commands = new Map<string, Command>(verbs.map(([name, summary, load]) => [name, { summary, load: async () => (await load()).command }]));
 
 function usage(): string {
   const lines = ['Usage: spillway <command> [options]', '', 'Commands:'];

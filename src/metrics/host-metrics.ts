@@ -32,72 +32,35 @@ export function createHostMetrics(host: Host, options: HostMetricsOptions = {}):
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const calls = new Counter({
-    name: 'spillway_tool_calls_total',
-    help: 'Tool calls finished, by tool and outcome (ok or error).',
-    labelNames: ['tool', 'outcome'],
-    registers,
-  });
-  const errors = new Counter({ name: 'spillway_tool_errors_total', help: 'Failed tool calls by error code.', labelNames: ['code'], registers });
-  const callSeconds = new Histogram({
-    name: 'spillway_tool_call_duration_seconds',
-    help: 'Time from a call arriving to its answer.',
-    labelNames: ['outcome'],
-    buckets: durationBuckets,
-    registers,
-  });
-  const spillFiles = new Counter({ name: 'spillway_spill_files_total', help: 'Files written by spills (results, errors and binary parts).', registers });
-  const spillBytes = new Counter({ name: 'spillway_spill_bytes_total', help: 'Bytes written by spills.', registers });
-  const screened = new Counter({
-    name: 'spillway_screening_findings_total',
-    help: 'What screening found in results: category secret (action redact or flag), injection or invisible (action flag).',
-    labelNames: ['category', 'action'],
-    registers,
-  });
+  const counter = <Label extends string>(name: string, help: string, labelNames: readonly Label[] = []) =>
+    new Counter<Label>({ name, help, labelNames, registers });
+  const gauge = <Label extends string>(name: string, help: string, labelNames: readonly Label[] = []) =>
+    new Gauge<Label>({ name, help, labelNames, registers });
+  const histogram = <Label extends string>(name: string, help: string, labelNames: readonly Label[] = []) =>
+    new Histogram<Label>({ name, help, labelNames, buckets: durationBuckets, registers });
 
-  const jobsQueued = new Gauge({ name: 'spillway_file_jobs_queued', help: 'File-building jobs waiting for a worker thread.', registers });
-  const jobsRunning = new Gauge({ name: 'spillway_file_jobs_running', help: 'File-building jobs running on a worker thread.', registers });
-  const jobs = new Counter({
-    name: 'spillway_file_jobs_total',
-    help: 'File-building jobs finished, by kind and outcome (ok or failed).',
-    labelNames: ['kind', 'outcome'],
-    registers,
-  });
-  const jobErrors = new Counter({
-    name: 'spillway_file_job_errors_total',
-    help: 'Failed file-building jobs by error code.',
-    labelNames: ['kind', 'code'],
-    registers,
-  });
-  const jobWait = new Histogram({
-    name: 'spillway_file_job_wait_seconds',
-    help: 'Time a file-building job waited for a thread.',
-    labelNames: ['kind'],
-    buckets: durationBuckets,
-    registers,
-  });
-  const jobRun = new Histogram({
-    name: 'spillway_file_job_run_seconds',
-    help: 'Time a file-building job ran on its thread.',
-    labelNames: ['kind', 'outcome'],
-    buckets: durationBuckets,
-    registers,
-  });
+  const calls = counter('spillway_tool_calls_total', 'Tool calls finished, by tool and outcome (ok or error).', ['tool', 'outcome']);
+  const errors = counter('spillway_tool_errors_total', 'Failed tool calls by error code.', ['code']);
+  const callSeconds = histogram('spillway_tool_call_duration_seconds', 'Time from a call arriving to its answer.', ['outcome']);
+  const spillFiles = counter('spillway_spill_files_total', 'Files written by spills (results, errors and binary parts).');
+  const spillBytes = counter('spillway_spill_bytes_total', 'Bytes written by spills.');
+  const screened = counter(
+    'spillway_screening_findings_total',
+    'What screening found in results: category secret (action redact or flag), injection or invisible (action flag).',
+    ['category', 'action'],
+  );
 
-  const sweeps = new Counter({
-    name: 'spillway_sweeps_total',
-    help: 'Retention sweeps by outcome (ok, locked: another sweep held the lock, failed).',
-    labelNames: ['outcome'],
-    registers,
-  });
-  const sweepFiles = new Counter({ name: 'spillway_sweep_files_removed_total', help: 'Files removed by retention sweeps (age and quota).', registers });
-  const sweepBytes = new Counter({ name: 'spillway_sweep_bytes_removed_total', help: 'Bytes removed by retention sweeps.', registers });
-  const sweepSeconds = new Histogram({
-    name: 'spillway_sweep_duration_seconds',
-    help: 'Duration of retention sweeps that ran.',
-    buckets: durationBuckets,
-    registers,
-  });
+  const jobsQueued = gauge('spillway_file_jobs_queued', 'File-building jobs waiting for a worker thread.');
+  const jobsRunning = gauge('spillway_file_jobs_running', 'File-building jobs running on a worker thread.');
+  const jobs = counter('spillway_file_jobs_total', 'File-building jobs finished, by kind and outcome (ok or failed).', ['kind', 'outcome']);
+  const jobErrors = counter('spillway_file_job_errors_total', 'Failed file-building jobs by error code.', ['kind', 'code']);
+  const jobWait = histogram('spillway_file_job_wait_seconds', 'Time a file-building job waited for a thread.', ['kind']);
+  const jobRun = histogram('spillway_file_job_run_seconds', 'Time a file-building job ran on its thread.', ['kind', 'outcome']);
+
+  const sweeps = counter('spillway_sweeps_total', 'Retention sweeps by outcome (ok, locked: another sweep held the lock, failed).', ['outcome']);
+  const sweepFiles = counter('spillway_sweep_files_removed_total', 'Files removed by retention sweeps (age and quota).');
+  const sweepBytes = counter('spillway_sweep_bytes_removed_total', 'Bytes removed by retention sweeps.');
+  const sweepSeconds = histogram('spillway_sweep_duration_seconds', 'Duration of retention sweeps that ran.');
 
   if (options.sessions !== undefined) {
     const sessions = options.sessions;

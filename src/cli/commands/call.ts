@@ -189,3 +189,6 @@ export function applySet(args: Record<string, unknown>, assignment: string): voi
     target = target[key] as Record<string, unknown>;
   }
 }
+
+/** The verb as `spillway` runs it. */
+export const command = { run: callCommand, usage: callUsage };

@@ -100,3 +100,6 @@ export async function cleanupCommand(argv: string[], io: CliIo): Promise<number>
     logger.flush();
   }
 }
+
+/** The verb as `spillway` runs it. */
+export const command = { run: cleanupCommand, usage: cleanupUsage };

@@ -46,3 +46,6 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
     await runtime.stop();
   }
 }
+
+/** The verb as `spillway` runs it. */
+export const command = { run: demoCommand, usage: demoUsage };

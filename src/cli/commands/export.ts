@@ -174,3 +174,6 @@ function progressBar(): { update: (progress: ProgressMessage) => void; done: () 
     },
   };
 }
+
+/** The verb as `spillway` runs it. */
+export const command = { run: exportCommand, usage: exportUsage };

@@ -72,3 +72,6 @@ async function checkRoot(root: string): Promise<string> {
   }
   return real;
 }
+
+/** The verb as `spillway` runs it. */
+export const command = { run: migrateSandboxCommand, usage: migrateSandboxUsage };

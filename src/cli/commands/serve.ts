@@ -140,3 +140,6 @@ function stopOnce(runtime: Runtime): (signal: string) => Promise<void> {
     return stopping;
   };
 }
+
+/** The verb as `spillway` runs it. */
+export const command = { run: serveCommand, usage: serveUsage };

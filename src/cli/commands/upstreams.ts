@@ -61,3 +61,6 @@ function describe(status: UpstreamStatus): string {
   const tools = status.tools.map((tool) => `    ${exposedToolName(status.name, tool)}`).join('\n');
   return `${head}\n${server}  ${status.tools.length} tools:\n${tools}`;
 }
+
+/** The verb as `spillway` runs it. */
+export const command = { run: upstreamsCommand, usage: upstreamsUsage };

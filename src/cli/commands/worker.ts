@@ -65,3 +65,6 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
   await worker.close();
   return 0;
 }
+
+/** The verb as `spillway` runs it. */
+export const command = { run: workerCommand, usage: workerUsage };
