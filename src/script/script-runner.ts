@@ -10,11 +10,12 @@ import { ScriptWorkerSlot, workerHeapMb } from './script-worker-slot.js';
 
 /** How long past the interrupt deadline the watchdog waits before it terminates the worker. */
 export const watchdogGraceMs = 1000;
-/** Idle workers kept warm (QuickJS compiled, next WebAssembly instance ready). */
-const maxIdleWorkers = 1;
-const idleMs = 60_000;
-/** A worker is replaced after this many runs, so nothing can accumulate in it. */
-const maxRunsPerWorker = 100;
+/**
+ * How workers are reused: up to `maxIdle` kept warm (QuickJS compiled, next
+ * WebAssembly instance ready) for `idleMs`, and each replaced after `maxRuns`
+ * runs so nothing can accumulate in it.
+ */
+const workerReuse = { maxIdle: 1, idleMs: 60_000, maxRuns: 100 } as const;
 
 export interface ScriptRunRequest {
   source: string;
@@ -155,7 +156,7 @@ export class ScriptRunner {
   }
 
   private release(slot: ScriptWorkerSlot, retire: boolean, limits: ScriptLimits): void {
-    if (retire || this.closed || !slot.alive || slot.runs >= maxRunsPerWorker || this.idle.length >= maxIdleWorkers) {
+    if (retire || this.closed || !slot.alive || slot.runs >= workerReuse.maxRuns || this.idle.length >= workerReuse.maxIdle) {
       void slot.terminate();
       // A retired worker is replaced at once, so the next call does not pay for starting one.
       if (!this.closed && this.idle.length === 0) this.park(new ScriptWorkerSlot(limits, this.options.logger));
@@ -166,7 +167,7 @@ export class ScriptRunner {
 
   private park(slot: ScriptWorkerSlot): void {
     this.idle.push(slot);
-    slot.park(idleMs, () => {
+    slot.park(workerReuse.idleMs, () => {
       const index = this.idle.indexOf(slot);
       if (index !== -1) this.idle.splice(index, 1);
       void slot.terminate();

@@ -9,6 +9,7 @@ import { describeAttachment } from '../../outputs/attachments.js';
 import { plainRequestedName, sourceStem } from '../files/output-name.js';
 import { formatCount } from '../../util/format.js';
 import { buildChartOutput } from './analysis-output.js';
+import { writesNewFile } from '../tool-annotations.js';
 
 const SortKey = Type.Object(
   { column: Type.String({ minLength: 1 }), direction: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])) },
@@ -76,7 +77,7 @@ export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartRen
     ].join(' '),
     inputSchema: BuildChartInput,
     spill: false,
-    annotations: { title: 'Build a chart', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    annotations: writesNewFile('Build a chart'),
     async handler(args, context) {
       const stem = chartStem(args.filename, args.source);
       const selection: TableSelection = { source: args.source };

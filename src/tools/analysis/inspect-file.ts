@@ -10,6 +10,7 @@ import { describeProfile } from '../../spill/profile-text.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 import { formatBytes, formatCount } from '../../util/format.js';
 import { inspectFileOutput } from './analysis-output.js';
+import { readsOnly } from '../tool-annotations.js';
 
 export const InspectFileInput = Type.Object(
   {
@@ -39,7 +40,7 @@ export function inspectFileTool(engine: FilesSqlEngine): ToolDefinition {
     ].join(' '),
     inputSchema: InspectFileInput,
     spill: false,
-    annotations: { title: 'Inspect a sandbox file', readOnlyHint: true },
+    annotations: readsOnly('Inspect a sandbox file'),
     async handler(args, context) {
       const file = await context.sandbox.openRead(args.path);
       const bytes = file.stats.size;

@@ -11,6 +11,7 @@ import { redactionNotes } from './redaction-note.js';
 import { renameNote, sizeText } from './describe-output.js';
 import { outputFilename } from './output-name.js';
 import { attachFileOutput } from './file-tool-output.js';
+import { writesNewFile } from '../tool-annotations.js';
 
 /** attach_file: a sandbox file copied as is into outputs/, for "just give me the file". */
 export const attachFileTool = defineTool({
@@ -29,7 +30,7 @@ export const attachFileTool = defineTool({
     { additionalProperties: false },
   ),
   spill: false,
-  annotations: { title: 'Attach a sandbox file', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+  annotations: writesNewFile('Attach a sandbox file'),
   async handler(args, context) {
     const { sandbox } = context;
     const file = await sandbox.openRead(args.path);

@@ -13,6 +13,7 @@ import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
 import type { DocumentResult, DocumentTask } from '../../files/pool/worker-task.js';
 import { buildDocumentOutput } from './file-tool-output.js';
+import { writesNewFile } from '../tool-annotations.js';
 
 const buildDocumentInput = Type.Object(
   {
@@ -45,7 +46,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
       ].join(' '),
     inputSchema: buildDocumentInput,
     spill: false,
-    annotations: { title: 'Build a document', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    annotations: writesNewFile('Build a document'),
     async handler(args, context) {
       const { format } = args;
       const spec = await resolveFigures(await readSpec(args, context), services, context);

@@ -13,6 +13,7 @@ import { selectionFromArguments, selectionSchema } from '../../files/selection/s
 import type { SheetPart, TableResult, TableTask } from '../../files/pool/worker-task.js';
 import { checkTableOptions, maxSources } from './table-options.js';
 import { exportTableOutput } from './file-tool-output.js';
+import { writesNewFile } from '../tool-annotations.js';
 
 /** The formats export_table builds itself, as its first sentence names them. */
 export const localFormats = 'CSV or Excel (XLSX)';
@@ -80,7 +81,7 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
       { additionalProperties: false },
     ),
     spill: false,
-    annotations: { title: 'Export a table file', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    annotations: writesNewFile('Export a table file'),
     async handler(args, context) {
       const { format } = args;
       const sources = typeof args.source === 'string' ? [args.source] : args.source;

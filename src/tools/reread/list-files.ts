@@ -8,6 +8,7 @@ import { conversationFolders, expiringFolders, metadataSuffix, type Conversation
 import { describeColumn } from '../../spill/profile-text.js';
 import type { SpillRef } from '../../spill/spill-ref.js';
 import { listFilesOutput } from './reread-output.js';
+import { readsOnly } from '../tool-annotations.js';
 
 export interface FileEntry {
   path: string;
@@ -35,7 +36,7 @@ export const listFilesTool = defineTool({
     { additionalProperties: false },
   ),
   spill: false,
-  annotations: { title: 'List sandbox files', readOnlyHint: true },
+  annotations: readsOnly('List sandbox files'),
   async handler(args, context) {
     const { sandbox, config } = context;
     const start = args.dir === undefined || args.dir === '' || args.dir === '.' ? undefined : await sandbox.resolveExisting(args.dir);

@@ -4,6 +4,7 @@ import { defineTool } from '../../host/define-tool.js';
 import { formatCount } from '../../util/format.js';
 import { capLine, looksBinary, readLines } from './read-lines.js';
 import { readFileOutput } from './reread-output.js';
+import { readsOnly } from '../tool-annotations.js';
 
 export const readFileTool = defineTool({
   name: 'read_file',
@@ -22,11 +23,11 @@ export const readFileTool = defineTool({
     { additionalProperties: false },
   ),
   spill: false,
-  annotations: { title: 'Read a sandbox file', readOnlyHint: true },
+  annotations: readsOnly('Read a sandbox file'),
   async handler(args, context) {
-    const caps = context.config.reread;
+    const { maxLines, maxChars, maxLineChars } = context.config.reread;
     const offset = args.offset ?? 1;
-    const limit = Math.min(args.limit ?? caps.maxLines, caps.maxLines);
+    const limit = Math.min(args.limit ?? maxLines, maxLines);
     const file = await context.sandbox.openRead(args.path);
     try {
       if (await looksBinary(file)) {
@@ -46,9 +47,9 @@ export const readFileTool = defineTool({
       for await (const line of readLines(file)) {
         total = line.number;
         if (line.number < offset || stopReason !== undefined) continue;
-        const text = `${String(line.number).padStart(6)}\t${capLine(line.text, caps.maxLineChars, line.length)}`;
+        const text = `${String(line.number).padStart(6)}\t${capLine(line.text, maxLineChars, line.length)}`;
         if (out.length >= limit) stopReason = 'limit';
-        else if (chars + text.length + 1 > caps.maxChars && out.length > 0) stopReason = 'chars';
+        else if (chars + text.length + 1 > maxChars && out.length > 0) stopReason = 'chars';
         else {
           out.push(text);
           chars += text.length + 1;
@@ -62,7 +63,7 @@ export const readFileTool = defineTool({
       const header = `[${file.relative}: lines ${formatCount(offset)}–${formatCount(lastShown)} of ${formatCount(total)}]`;
       const footer =
         lastShown < total
-          ? `\n[${stopReason === 'chars' ? `stopped at the ${formatCount(caps.maxChars)}-character cap` : `stopped at ${formatCount(limit)} lines`}; continue with offset=${lastShown + 1}. To hand the data on, pass the path instead of copying lines.]`
+          ? `\n[${stopReason === 'chars' ? `stopped at the ${formatCount(maxChars)}-character cap` : `stopped at ${formatCount(limit)} lines`}; continue with offset=${lastShown + 1}. To hand the data on, pass the path instead of copying lines.]`
           : '';
       return { value: `${header}\n${out.join('\n')}${footer}` };
     } finally {

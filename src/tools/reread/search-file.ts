@@ -5,6 +5,7 @@ import { formatCount } from '../../util/format.js';
 import { compileUserRegExp } from '../../util/safe-regexp.js';
 import { capLine, lineKeepChars, looksBinary, readLines } from './read-lines.js';
 import { searchFileOutput } from './reread-output.js';
+import { readsOnly } from '../tool-annotations.js';
 
 /** A search that runs longer stops and says how far it got. */
 const searchTimeLimitMs = 30_000;
@@ -32,7 +33,7 @@ export const searchFileTool = defineTool({
     { additionalProperties: false },
   ),
   spill: false,
-  annotations: { title: 'Search a sandbox file', readOnlyHint: true },
+  annotations: readsOnly('Search a sandbox file'),
   async handler(args, context) {
     const caps = context.config.reread;
     const { pattern } = args;

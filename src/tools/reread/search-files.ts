@@ -12,6 +12,7 @@ import { compileUserRegExp } from '../../util/safe-regexp.js';
 import { readLinePieces, type LinePiece } from './line-splitter.js';
 import { capLine, looksBinary } from './read-lines.js';
 import { searchFilesOutput } from './reread-output.js';
+import { readsOnly } from '../tool-annotations.js';
 
 /** Matches returned when `limit` is not given, and the most one call may ask for. */
 export const searchFilesDefaultLimit = 100;
@@ -73,7 +74,7 @@ export const searchFilesTool = defineTool({
     },
     { additionalProperties: false },
   ),
-  annotations: { title: 'Search all files of the conversation', readOnlyHint: true },
+  annotations: readsOnly('Search all files of the conversation'),
   async handler(args, context) {
     if (args.dir !== undefined && args.glob !== undefined) {
       throw new SpillwayError('INVALID_ARGUMENTS', 'Give dir or glob, not both: dir searches a folder, glob picks files by path (e.g. "results/*.jsonl").', {

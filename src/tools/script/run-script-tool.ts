@@ -9,6 +9,7 @@ import { limitsFromConfig, type ScriptLimits } from '../../script/script-limits.
 import type { ScriptRunner, ScriptRunResult } from '../../script/script-runner.js';
 import { scriptListFiles } from './script-list-files.js';
 import { runScriptOutput } from './script-output.js';
+import { writesNewFile } from '../tool-annotations.js';
 
 /** Characters of console output kept in an error message (the host spills the full error text). */
 const consoleInErrorChars = 4000;
@@ -66,7 +67,7 @@ export function runScriptTool(runner: ScriptRunner): ToolDefinition {
     outputSchema: runScriptOutput,
     description: (config) => description(limitsFromConfig(config)),
     inputSchema: runScriptInput,
-    annotations: { title: 'Run a sandboxed script', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    annotations: writesNewFile('Run a sandboxed script'),
     async handler(args, context) {
       const runLimits = limitsFromConfig(context.config);
       const { source, filename } = await loadSource(args, context, runLimits);

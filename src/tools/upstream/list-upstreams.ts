@@ -3,6 +3,7 @@ import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import type { UpstreamManager } from '../../upstream/upstream-manager.js';
 import { listUpstreamsOutput } from './list-upstreams-output.js';
+import { readsOnly } from '../tool-annotations.js';
 
 /** The `list_upstreams` tool: the model's view of which upstream servers are up, and why not. */
 export function listUpstreamsTool(manager: UpstreamManager): ToolDefinition {
@@ -16,7 +17,7 @@ export function listUpstreamsTool(manager: UpstreamManager): ToolDefinition {
     ].join(' '),
     inputSchema: Type.Object({}, { additionalProperties: false }),
     spill: false,
-    annotations: { title: 'List upstream MCP servers', readOnlyHint: true },
+    annotations: readsOnly('List upstream MCP servers'),
     handler: () => ({ value: { upstreams: manager.reports().map(({ tools: _own, ...report }) => report) } }),
   });
 }
