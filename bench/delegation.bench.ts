@@ -3,14 +3,18 @@
 // client, for a small and a 1 MB result; (2) the output tokens a model writes
 // for the 89,337-character playbook case with and without call_with_args_file
 // (gpt-tokenizer, o200k_base).
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { packageRoot } from '../src/config/package-root.js';
+import { createHost } from '../src/runtime/create-host.js';
+import { benchConfig } from './bench-setup.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 
 const fixture = path.join(packageRoot, 'dist', 'test', 'fixtures', 'recording-upstream.js');
@@ -29,6 +33,49 @@ async function connect(command: string, args: string[], env?: Record<string, str
     new StdioClientTransport({ command, args, ...(env === undefined ? {} : { env: { PATH: process.env.PATH ?? '', ...env } }), stderr: 'ignore' }),
   );
   return client;
+}
+
+/** `spillway serve` on a free loopback port (Streamable HTTP) and an SDK client connected to it. */
+async function connectServe(configFile: string): Promise<{ client: Client; child: ChildProcess }> {
+  const child = spawn(process.execPath, [spillwayBin, 'serve', '--config', configFile, '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      const found = /serving MCP \(Streamable HTTP\) at (http:\/\/\S+)/.exec(seen);
+      if (found !== null) resolve(found[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`spillway serve exited (${code}) before its banner: ${seen.slice(0, 300)}`)));
+  });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return { client, child };
+}
+
+/**
+ * The in-process spill of the same result: host.execute of a local tool that
+ * returns `text` (a table as JSON text in an MCP text block), spilled and kept
+ * inline, in ms (medians of alternating rounds).
+ */
+async function inProcessSpill(dir: string, text: string, rounds: number): Promise<{ spill: number; inline: number }> {
+  const host = await createHost({ config: benchConfig(path.join(dir, 'in-process')), builtins: false });
+  const handler = () => ({ mcp: { content: [{ type: 'text' as const, text }] } });
+  host.registerTool({ name: 'spilled', description: 'bench', inputSchema: { type: 'object' }, handler });
+  host.registerTool({ name: 'inline', description: 'bench', inputSchema: { type: 'object' }, spill: false, handler });
+  const times: Record<'spilled' | 'inline', number[]> = { spilled: [], inline: [] };
+  try {
+    for (let round = -20; round < rounds; round += 1) {
+      for (const name of ['spilled', 'inline'] as const) {
+        const started = performance.now();
+        const result = await host.execute({ name, arguments: {}, id: `${name}-${round}` }, { conversationId: 'bench' });
+        if (round >= 0) times[name].push(performance.now() - started);
+        if (result.isError || (name === 'spilled') !== (result.spill !== undefined)) throw new Error(`in-process ${name} call went wrong`);
+      }
+    }
+  } finally {
+    await host.close();
+  }
+  return { spill: median(times.spilled), inline: median(times.inline) };
 }
 
 /** Resolves once the client lists `name`: spillway serves before its upstreams connect, and announces their tools with tools/list_changed. */
@@ -59,45 +106,61 @@ function median(values: number[]): number {
 async function proxyOverhead(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-bench-delegation-'));
   const recordDir = path.join(dir, 'received');
-  const configFile = path.join(dir, 'spillway.json');
-  await writeFile(
-    configFile,
-    JSON.stringify({
-      sandbox: { root: path.join(dir, 'sandbox') },
-      data: { dir: path.join(dir, 'data') },
+  // One configuration per spillway process: each its own sandbox and data folder.
+  const writeConfig = async (name: string) => {
+    const file = path.join(dir, `${name}.json`);
+    const config = {
+      sandbox: { root: path.join(dir, name, 'sandbox') },
+      data: { dir: path.join(dir, name, 'data') },
       log: { level: 'error' },
       upstreams: { rec: { command: process.execPath, args: [fixture], env: { RECORD_DIR: recordDir } } },
       policy: { rules: { 'rec__*': 'allow' } },
-    }),
-  );
+    };
+    await writeFile(file, JSON.stringify(config));
+    return file;
+  };
+  const configFile = await writeConfig('stdio');
   const direct = await connect(process.execPath, [fixture], { RECORD_DIR: recordDir });
   const proxied = await connect(process.execPath, [spillwayBin, 'serve', '--stdio', '--config', configFile, '--conversation', 'bench']);
-  await untilTool(proxied, 'rec__big');
+  const served = await connectServe(await writeConfig('http'));
+  await Promise.all([untilTool(proxied, 'rec__big'), untilTool(served.client, 'rec__big')]);
   try {
-    console.log('Proxied call overhead: SDK client -> upstream directly, vs SDK client -> spillway (stdio) -> upstream (stdio).');
-    console.log('Medians of alternating rounds; the proxied 1 MB result is spilled to a file and the client gets a prefix plus the path.\n');
-    console.log('| result | rounds | direct (median ms) | through spillway (median ms) | added (ms) | ratio |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log('Proxied call overhead: SDK client -> upstream directly, vs SDK client -> spillway -> upstream (stdio), spillway over stdio and');
+    console.log('over Streamable HTTP (`serve` on 127.0.0.1). Medians of alternating rounds; a result over 1,000 characters is spilled and the');
+    console.log('client gets the reference (and a prefix when it is over the inline cap).\n');
+    console.log('| result | rounds | direct (median ms) | through spillway stdio | added | ratio | through spillway HTTP | added | ratio |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const [label, mb, rounds] of [
-      ['small (~500 B)', 0.0005, 200],
-      ['1 MB', 1, 20],
+      ['small (~500 B, inline)', 0.0005, 200],
+      ['2 KB (spilled)', 2 / 1024, 200],
+      ['1 MB (spilled)', 1, 20],
     ] as const) {
       for (let warm = 0; warm < 3; warm += 1) {
         await timeCall(direct, 'big', mb);
         await timeCall(proxied, 'rec__big', mb);
+        await timeCall(served.client, 'rec__big', mb);
       }
-      const directTimes: number[] = [];
-      const proxiedTimes: number[] = [];
+      const times: number[][] = [[], [], []];
       for (let round = 0; round < rounds; round += 1) {
-        directTimes.push(await timeCall(direct, 'big', mb));
-        proxiedTimes.push(await timeCall(proxied, 'rec__big', mb));
+        times[0]?.push(await timeCall(direct, 'big', mb));
+        times[1]?.push(await timeCall(proxied, 'rec__big', mb));
+        times[2]?.push(await timeCall(served.client, 'rec__big', mb));
       }
-      const a = median(directTimes);
-      const b = median(proxiedTimes);
-      console.log(`| ${label} | ${rounds} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(b - a).toFixed(2)} | ${(b / a).toFixed(2)}× |`);
+      const [a, b, c] = times.map(median) as [number, number, number];
+      console.log(
+        `| ${label} | ${rounds} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(b - a).toFixed(2)} | ${(b / a).toFixed(2)}× | ${c.toFixed(2)} | ${(c - a).toFixed(2)} | ${(c / a).toFixed(2)}× |`,
+      );
     }
+    // The same 2 KB result spilled in-process: what a proxied call adds beyond it is the proxy's own cost.
+    const sample = await direct.callTool({ name: 'big', arguments: { mb: 2 / 1024 } });
+    const text = (sample.content as { type: string; text: string }[])[0]?.text ?? '';
+    const local = await inProcessSpill(dir, text, 200);
+    console.log(
+      `\nThe same 2 KB result (${text.length} characters) in-process (host.execute, 200 rounds): spilled ${local.spill.toFixed(2)} ms, inline ${local.inline.toFixed(2)} ms (the spill adds ${(local.spill - local.inline).toFixed(2)} ms).`,
+    );
   } finally {
-    await Promise.all([direct.close(), proxied.close()]);
+    await Promise.all([direct.close(), proxied.close(), served.client.close()]);
+    served.child.kill();
     await rm(dir, { recursive: true, force: true });
   }
 }
