@@ -46,10 +46,12 @@ test('JSON paths and formatting for the model', () => {
   assert.equal(formatBytes(1536), '1.5 KiB');
 });
 
-test('formatCount groups every integer as en-US toLocaleString does (property)', () => {
+test('formatCount groups every integer as en-US toLocaleString does, and shows -0 as 0 (property)', () => {
+  // toLocaleString writes -0 as "-0"; a count never reads that way.
+  assert.equal(formatCount(-0), '0');
   fc.assert(
     fc.property(fc.oneof(fc.maxSafeInteger(), fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.double({ noNaN: true })), (value) => {
-      assert.equal(formatCount(value), value.toLocaleString('en-US'));
+      assert.equal(formatCount(value), Object.is(value, -0) ? '0' : value.toLocaleString('en-US'));
     }),
   );
 });
