@@ -79,8 +79,14 @@ export async function segmentedCsv(
     }
     return start;
   };
+  // Never rejects: a read that fails (the file closed or changed) is a failed segment, and the export falls back to one thread.
   const ask = async (segment: number): Promise<SegmentReply> => {
-    const request: SegmentRequest = { segment, from: await startOf(segment), to: await startOf(segment + 1) };
+    let request: SegmentRequest;
+    try {
+      request = { segment, from: await startOf(segment), to: await startOf(segment + 1) };
+    } catch {
+      return { ok: false, segment };
+    }
     if (failed) return { ok: false, segment };
     return new Promise<SegmentReply>((resolve) => {
       replies.set(segment, resolve);
@@ -90,9 +96,10 @@ export async function segmentedCsv(
   const kinds = new Uint8Array(columns.length);
   const addKinds = (seen: Uint8Array) => seen.forEach((flags, index) => (kinds[index] = (kinds[index] as number) | flags));
   let rows = 0;
+  let pending: Promise<SegmentReply> | undefined;
   try {
     await options.write(Buffer.from(csvHeader(columns, options.dialect, options.bom)));
-    let pending = count > 1 ? ask(1) : undefined;
+    pending = count > 1 ? ask(1) : undefined;
     for (let segment = 0; segment < count; segment += 2) {
       const stats = await csvFromJsonl({
         ...options,
@@ -112,6 +119,10 @@ export async function segmentedCsv(
     return undefined;
   } finally {
     helper.off('exit', failAll);
+    // A segment asked for ahead may still be finding its line start in the source: it must be
+    // done before the caller closes the source (or a read lands on a closed file).
+    failAll();
+    await pending;
     helper.postMessage({ segment: -1, from: 0, to: 0 } satisfies SegmentRequest);
     helper.unref();
   }
