@@ -32,8 +32,8 @@ interface Session {
 }
 
 async function setUp(t: TestContext): Promise<{ env: TempHost; front: HttpFront; open(): Promise<Session> }> {
-  // A small inline budget, so a 321-row result is cut in the text the model reads.
-  const env = await tempHost({ inline: { maxTokens: 500 } });
+  // A small inline budget, so a 321-row result is cut in the text the model reads; one tool the policy denies.
+  const env = await tempHost({ inline: { maxTokens: 500 }, policy: { rules: { forbidden: 'deny' } } });
   t.after(() => env.cleanup());
   const rows = makeRows(321);
   env.host.registerTool({ name: 'rows', description: 'rows', inputSchema: { type: 'object' }, handler: () => ({ value: rows }) });
@@ -53,6 +53,18 @@ async function setUp(t: TestContext): Promise<{ env: TempHost; front: HttpFront;
     handler: () => {
       throw new Error('the disk is on fire');
     },
+  });
+  env.host.registerTool({
+    name: 'forbidden',
+    description: 'denied by policy, never runs',
+    inputSchema: { type: 'object' },
+    handler: () => assert.fail('a denied tool ran'),
+  });
+  env.host.registerTool({
+    name: 'leaky',
+    description: 'returns a row holding an AWS-access-key-shaped secret',
+    inputSchema: { type: 'object' },
+    handler: () => ({ value: [{ id: 1, note: `deploy key ${awsKey}` }] }),
   });
   const front = await startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
   t.after(() => front.close());
@@ -82,6 +94,9 @@ async function setUp(t: TestContext): Promise<{ env: TempHost; front: HttpFront;
   };
   return { env, front, open };
 }
+
+/** AWS's documented example access key id: the shape screening's aws-access-key rule finds. */
+const awsKey = 'AKIAIOSFODNN7EXAMPLE';
 
 const spillPath = (result: CallToolResult) => (result._meta?.['spillway/spill'] as { path: string }).path;
 
@@ -146,6 +161,35 @@ test('logging: a session hears about its own calls at the level it set; the defa
     bobMessages.every((message) => message.startsWith('chatty')),
     bobMessages.join('; '),
   );
+});
+
+test('logging: a policy refusal reaches the session as an error with its code, a screening finding as a warning (default level)', async (t) => {
+  const { open } = await setUp(t);
+  const session = await open();
+
+  const refused = (await session.client.callTool({ name: 'forbidden', arguments: {} })) as CallToolResult;
+  assert.equal(refused.isError, true);
+  assert.equal((refused._meta?.['spillway/error'] as { code: string } | undefined)?.code, 'PERMISSION_DENIED');
+  assert.deepEqual(
+    session.logs.map((entry) => [entry.level, entry.logger, (entry.data as { code?: string }).code]),
+    [['error', 'spillway', 'PERMISSION_DENIED']],
+  );
+  assert.match((session.logs[0]?.data as { message: string }).message, /forbidden failed \(PERMISSION_DENIED\): .*denied by this host's policy/);
+
+  session.logs.length = 0;
+  const screened = (await session.client.callTool({ name: 'leaky', arguments: {} })) as CallToolResult;
+  assert.equal(screened.isError, false);
+  assert.ok(!JSON.stringify(screened).includes(awsKey), 'the model never reads the key');
+  assert.equal(session.logs.length, 1, JSON.stringify(session.logs));
+  const warning = session.logs[0];
+  assert.equal(warning?.level, 'warning');
+  assert.equal(warning?.logger, 'spillway');
+  const data = warning?.data as { message: string; secrets: number; secretAction: string; kinds: Record<string, number> };
+  assert.equal(data.secrets, 1);
+  assert.deepEqual(data.kinds, { 'aws-access-key': 1 });
+  assert.equal(data.secretAction, 'redact');
+  assert.match(data.message, /^leaky: 1 secret redacted$/);
+  assert.ok(!JSON.stringify(session.logs).includes(awsKey), 'nor does the log message carry it');
 });
 
 test('prompts: listed with their arguments; export_result names the newest result and its shape; bad arguments are refused by name', async (t) => {
