@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import yaml from 'js-yaml';
 import { main } from '../../src/cli/main.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { downloadSettings } from '../../src/downloads/download-settings.js';
 import { packageRoot } from '../../src/config/package-root.js';
 import type { Config } from '../../src/config/schema.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -22,6 +23,7 @@ interface Container {
   ports?: unknown[];
   readinessProbe?: { httpGet?: { path?: string } };
   livenessProbe?: { httpGet?: { path?: string } };
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
   envFrom?: { secretRef?: { name: string } }[];
   securityContext?: unknown;
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
@@ -90,6 +92,17 @@ async function assertValidConfig(t: import('node:test').TestContext, text: strin
   assert.equal(config.server.auth.mode, 'bearer', 'a fleet on a non-loopback address needs auth');
   assert.ok(config.coordination.redis !== undefined, 'the replicas share a Redis');
   assert.equal(config.coordination.jobs.onReplicas, false, 'dedicated workers build every file; the replicas only serve');
+  assert.ok(config.server.publicUrl !== undefined, 'download cards carry signed links (server.publicUrl)');
+  assert.ok(config.server.downloads.signingKeyEnv !== undefined, 'the signing key comes from the environment, the same on every replica');
+}
+
+/** The signing key's variable must be set as serve requires: downloadSettings is what the replica checks at start. */
+function assertServeAcceptsKey(config: Config, env: Record<string, string>, where: string): void {
+  const name = config.server.downloads.signingKeyEnv;
+  assert.ok(name !== undefined && name in env, `${where} sets ${name}`);
+  const settings = downloadSettings(config, env);
+  assert.equal(settings.publicUrl, config.server.publicUrl);
+  assert.ok(settings.key !== undefined);
 }
 
 const configMapText = () => (named('ConfigMap', 'spillway-config').data as Record<string, string>)['spillway.json'] as string;
@@ -153,6 +166,17 @@ test('deploy/k8s: the replicas run `spillway serve` with real flags, probe /read
   };
   for (const token of config.server.auth.tokens)
     assert.ok(token.secretEnv in (secret.stringData as Record<string, string>), `the Secret holds ${token.secretEnv}`);
+});
+
+test('deploy/k8s: every replica reads the download signing key the configuration names from one Secret', async (t) => {
+  const config = await loadConfigText(t, configMapText());
+  const [container] = containersOf(named('Deployment', 'spillway'));
+  const entry = container?.env?.find((variable) => variable.name === config.server.downloads.signingKeyEnv);
+  const ref = entry?.valueFrom?.secretKeyRef;
+  assert.ok(ref !== undefined, 'the key comes from a Secret, not a value in the manifest');
+  const value = (named('Secret', ref.name).stringData as Record<string, string>)[ref.key];
+  assert.ok(value !== undefined, `the Secret ${ref.name} holds ${ref.key}`);
+  assertServeAcceptsKey(config, { [entry?.name ?? '']: value }, 'Deployment spillway');
 });
 
 test('deploy/k8s: the CronJob runs `spillway cleanup` with real flags', async () => {
@@ -235,6 +259,17 @@ test('deploy/systemd: the units run real verbs and flags, harden the service, an
   assert.match(cleanup, /^SuccessExitStatus=75$/m);
   assert.match(read('systemd/spillway-cleanup.timer'), /^OnCalendar=00\/6:00$/m);
   assert.match(read('systemd/spillway.env'), /^SPILLWAY_TOKEN_AGENTS=/m);
+});
+
+test('deploy/systemd: the environment file every replica reads holds the download signing key the configuration names', async (t) => {
+  const config = await loadConfigText(t, read('systemd/spillway.json'));
+  const env = Object.fromEntries(
+    read('systemd/spillway.env')
+      .split('\n')
+      .filter((line) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  assertServeAcceptsKey(config, env, 'systemd/spillway.env');
 });
 
 test('deploy/systemd: the worker unit runs `spillway worker` like the replica, hardened the same, writing only the sandbox, and waits out a running export on stop', async (t) => {
