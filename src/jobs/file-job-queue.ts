@@ -213,7 +213,8 @@ export class FileJobQueue implements FileRunner {
       setDeadline(waitMs, () => {
         void (async () => {
           // Gone from Redis (restarted without its data): nothing will ever answer for it.
-          if ((await this.queue.getJobState(jobId).catch(() => 'waiting')) === 'unknown') return finish({ error: lost(kind) });
+          // (Only once added: a job still being added is not in Redis yet either.)
+          if (entry.queued === true && (await this.queue.getJobState(jobId).catch(() => 'waiting')) === 'unknown') return finish({ error: lost(kind) });
           if (shared()) return finish({ error: noWorker(kind, waitMs) });
           const removed = await this.queue.remove(jobId).catch(() => undefined);
           // Removed: nobody took it. Redis away (undefined): the job may stay queued, but no worker
@@ -239,6 +240,7 @@ export class FileJobQueue implements FileRunner {
           removeOnFail: { age: 86_400, count: 10_000 },
         });
       } else if (earlier !== 'running') ours?.onCompleted(earlier.reply);
+      if (ours !== undefined) ours.queued = true;
     } catch (error) {
       const refused = unavailable(error);
       ours?.onError(refused);
@@ -343,7 +345,9 @@ export class FileJobQueue implements FileRunner {
   }
 
   private async reconcile(): Promise<void> {
-    for (const jobId of [...this.waiting.keys()]) {
+    for (const [jobId, entries] of [...this.waiting]) {
+      // A call still adding its job (a loaded Redis may take seconds) would find no job and fail as if Redis lost it.
+      if (![...entries].some((entry) => entry.queued === true)) continue;
       try {
         // The state first, then the job: a job fetched first may complete before its state is read,
         // and would then show "completed" with the answer it did not have yet.

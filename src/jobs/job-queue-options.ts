@@ -28,6 +28,8 @@ export interface Waiting {
   kind: JobKind;
   queuedAt: number;
   startedAt?: number;
+  /** Its job is in Redis (added, or found there by an earlier call): until then a lookup finds nothing and must not count. */
+  queued?: boolean;
   onActive(): void;
   onProgress(progress: unknown): void;
   onCompleted(reply: unknown): void;

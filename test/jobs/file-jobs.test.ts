@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Queue, QueueEvents } from 'bullmq';
+import { FileJobQueue } from '../../src/jobs/file-job-queue.js';
 import { childExit } from '../helpers/child-process.js';
 import { redisUnavailableReason } from '../helpers/redis-server.js';
 import { csvRows, fleet, jobCounts, outputs, startWorker } from './job-fleet.js';
@@ -62,6 +63,49 @@ test('a job taken before queue.add has answered is still told as queued, then st
   assert.equal(result.isError, false, result.text);
   assert.equal(activeSeen.size, 1, 'the add was held until its job was active');
   assert.deepEqual(events, ['queued', 'started', 'finished']);
+});
+
+test('a call whose job is still being added when the replica looks its jobs up is not failed as lost (a loaded Redis)', options, async (t) => {
+  const f = await fleet(t, { onReplicas: false });
+  // The replica looks up the jobs its calls wait for every few seconds (reconcile). Call B's add
+  // is held until one such pass, begun while B waited, has finished: the order a loaded Redis
+  // produces now and then (CI saw a fleet export fail "no longer in Redis"), made certain.
+  const afterPass: (() => void)[] = [];
+  const queueProto = FileJobQueue.prototype as unknown as { reconcile(this: FileJobQueue): Promise<void> };
+  const originalReconcile = queueProto.reconcile;
+  queueProto.reconcile = async function (this: FileJobQueue) {
+    const waiting = afterPass.splice(0);
+    await originalReconcile.call(this);
+    for (const resume of waiting) resume();
+  };
+  const originalAdd = Queue.prototype.add;
+  let adds = 0;
+  Queue.prototype.add = async function (this: Queue, ...args: Parameters<Queue['add']>) {
+    adds += 1;
+    if (adds === 2) await new Promise<void>((resolve) => afterPass.push(resolve));
+    return originalAdd.apply(this, args);
+  } as typeof originalAdd;
+  t.after(() => {
+    queueProto.reconcile = originalReconcile;
+    Queue.prototype.add = originalAdd;
+  });
+  const queued: string[] = [];
+  const bothQueued = new Promise<void>((resolve) =>
+    f.host.on('file-job', (event) => {
+      if (event.phase === 'queued' && queued.push(event.kind) === 2) resolve();
+    }),
+  );
+  // A waits for a worker (none yet), so the replica keeps looking its jobs up; then B.
+  const first = f.host.execute({ name: 'export_table', arguments: { source: f.source, format: 'csv', filename: 'a.csv' } }, { conversationId: 'c' });
+  await new Promise<void>((resolve) => f.host.once('file-job', () => resolve()));
+  const second = f.host.execute({ name: 'export_table', arguments: { source: f.source, format: 'xlsx', filename: 'b.xlsx' } }, { conversationId: 'c' });
+  await bothQueued;
+  await startWorker(t, f);
+  const [a, b] = await Promise.all([first, second]);
+  assert.equal(a.isError, false, a.text);
+  assert.equal(b.isError, false, b.text);
+  assert.equal(adds, 2);
+  assert.deepEqual(await outputs(f.host), ['a.csv', 'b.xlsx']);
 });
 
 test('a worker process builds the files when replicas take no jobs, with progress reported to the call', options, async (t) => {
