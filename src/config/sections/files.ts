@@ -10,7 +10,7 @@ export const documentsSchema = section('DOCX and PPTX building, and the font fam
     pattern: fontFamilyPattern,
     default: defaultFontFamily,
     description:
-      "The one font family of headers and body in DOCX, PPTX and XLSX files (a build_document spec may name another). Not embedded: the reader's office suite needs it or substitutes. Widths are measured for Arial-like letters; a wider family (Verdana, DejaVu Sans, Courier New) gets a note that long words may wrap.",
+      "The one font family of headers and body in DOCX, PPTX and XLSX files (a build_document spec may name another). Not embedded: the reader's office suite needs it or substitutes. Widths are measured for Arial-like letters; with a wider family (Verdana, DejaVu Sans, Courier New) a DOCX or PPTX result notes that long words may wrap.",
   }),
 });
 
