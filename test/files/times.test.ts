@@ -53,9 +53,9 @@ test('export_table XLSX: mixed offsets sort by the real instant, in UTC named in
   const env = await filesHost();
   t.after(() => env.cleanup());
   const rows = [
-    { id: '000001', zip: '02134', account: '12345678901234567890', at: '2026-03-01T10:00:00+02:00', updated_ms: 1_772_355_600_000 },
-    { id: '000002', zip: '10115', account: '00000000000000000001', at: '2026-03-01T09:00:00-05:00', updated_ms: 1_772_355_660_000 },
-    { id: '000003', zip: '75001', account: '98765432109876543210', at: '2026-03-01T09:30:00Z', updated_ms: 1_772_355_720_000 },
+    { id: '000001', zip: '02134', account: '12345678901234567890', at: '2026-03-01T10:00:00+02:00', updated_ms: 1_772_355_600_000, amount: 1234.5 },
+    { id: '000002', zip: '10115', account: '00000000000000000001', at: '2026-03-01T09:00:00-05:00', updated_ms: 1_772_355_660_000, amount: 20 },
+    { id: '000003', zip: '75001', account: '98765432109876543210', at: '2026-03-01T09:30:00Z', updated_ms: 1_772_355_720_000, amount: 310.25 },
   ];
   const source = await spillRows(env, rows);
   const value = ok(await call(env, 'export_table', { source, format: 'xlsx', filename: 'times.xlsx' }));
@@ -66,7 +66,7 @@ test('export_table XLSX: mixed offsets sort by the real instant, in UTC named in
   const workbook = XLSX.read(await readFile(outputPath(env, value.path)), { type: 'buffer', cellDates: true });
   const sheet = workbook.Sheets.Data as XLSX.WorkSheet;
   const records = XLSX.utils.sheet_to_json<Record<string, unknown>>(sheet, { raw: true });
-  assert.deepEqual(Object.keys(records[0] ?? {}), ['id', 'zip', 'account', 'at (UTC)', 'updated_ms (UTC)']);
+  assert.deepEqual(Object.keys(records[0] ?? {}), ['id', 'zip', 'account', 'at (UTC)', 'updated_ms (UTC)', 'amount']);
   const times = records.map((record) => (record['at (UTC)'] as Date).toISOString().slice(0, 16));
   assert.deepEqual(times, ['2026-03-01T08:00', '2026-03-01T14:00', '2026-03-01T09:30']);
   // Sorted by the cells, the rows come in the order of the real instants: 08:00Z, 09:30Z, 14:00Z.
@@ -87,14 +87,18 @@ test('export_table XLSX: mixed offsets sort by the real instant, in UTC named in
   const file = outputPath(env, value.path);
   const styles = await zipText(file, 'xl/styles.xml');
   const fonts = [...(/<fonts[^>]*>([\s\S]*?)<\/fonts>/.exec(styles)?.[1] ?? '').matchAll(/<font>([\s\S]*?)<\/font>/g)].map((match) => match[1] ?? '');
-  const xfs = [...(/<cellXfs[^>]*>([\s\S]*?)<\/cellXfs>/.exec(styles)?.[1] ?? '').matchAll(/<xf ([^>]*?)\/?>/g)].map((match) => match[1] ?? '');
+  // Whole <xf> elements: exceljs writes the alignment as a child element, <xf …><alignment horizontal="right" …/></xf>.
+  const xfs = [...(/<cellXfs[^>]*>([\s\S]*?)<\/cellXfs>/.exec(styles)?.[1] ?? '').matchAll(/<xf\b[^>]*?(?:\/>|>[\s\S]*?<\/xf>)/g)].map((match) => match[0]);
   const sheetXml = await zipText(file, 'xl/worksheets/sheet1.xml');
   for (const cell of sheetXml.matchAll(/<c r="([A-Z]+\d+)"([^>]*)>/g)) {
     const style = Number(/ s="(\d+)"/.exec(cell[2] ?? '')?.[1] ?? 0);
     const fontId = Number(/fontId="(\d+)"/.exec(xfs[style] ?? '')?.[1] ?? 0);
     assert.match(fonts[fontId] ?? '', /<name val="Arial"\/>/, `cell ${cell[1]} is in Arial`);
   }
-  assert.match(xfs[Number(/<c r="E1"[^>]* s="(\d+)"/.exec(sheetXml)?.[1] ?? 0)] ?? '', /horizontal="right"|applyAlignment/);
+  const headerXf = (address: string) => xfs[Number(new RegExp(`<c r="${address}"[^>]* s="(\\d+)"`).exec(sheetXml)?.[1] ?? 0)] ?? '';
+  for (const address of ['D1', 'E1', 'F1'])
+    assert.match(headerXf(address), /<alignment [^>]*horizontal="right"/, `${address} (a date or number column) stands right`);
+  for (const address of ['A1', 'B1', 'C1']) assert.doesNotMatch(headerXf(address), /horizontal="right"/, `${address} (a text column) does not stand right`);
 
   const berlin = ok(await call(env, 'export_table', { source, format: 'xlsx', filename: 'berlin.xlsx', timeZone: 'Europe/Berlin' }));
   const inBerlin = XLSX.utils.sheet_to_json<Record<string, unknown>>(

@@ -5,6 +5,7 @@ import { measureColumns } from '../../src/files/layout/column-widths.js';
 import { cutToLines } from '../../src/files/layout/table-pages.js';
 import { planTable } from '../../src/files/layout/table-plan.js';
 import { textEms, wrappedLines } from '../../src/files/layout/text-width.js';
+import { tableText } from '../../src/files/formats/table-text.js';
 import { wideRows } from '../fixtures/wide-table.js';
 import { readPdf, renderPdf, wordsOutsidePage, type PdfPage } from '../helpers/render.js';
 import { call, filesHost, ok, outputPath, spillRows, xmlUnescape, zipText, renderHost } from './helpers.js';
@@ -117,6 +118,60 @@ function brokenWords(pages: PdfPage[], known: Set<string>): string[] {
   return [...broken];
 }
 
+/**
+ * Pieces of formatted values with a digit in them (amounts, ZIPs, SKUs,
+ * tracking numbers, dates, IDs) that the rendered pages do not hold as one
+ * whole word: a value wrapped inside itself shows up as two pieces instead.
+ * A value with spaces ("Mar 1, 2026, 8:15 AM") may break between its words, so each word counts.
+ */
+function brokenValues(pages: PdfPage[], rows: Record<string, unknown>[]): string[] {
+  const headers = Object.keys(rows[0] ?? {});
+  const text = tableText({
+    columns: headers.map((name) => ({ name, header: name })),
+    rows: rows.map((row) => headers.map((header) => row[header])),
+    locale: 'en-US',
+    maxCellChars: Number.POSITIVE_INFINITY,
+  });
+  const rendered = new Set(pages.flatMap((page) => page.words.map((word) => word.text)));
+  const missing = new Set<string>();
+  let checked = 0;
+  headers.forEach((header, column) => {
+    const values = text.cells.map((row) => row[column] ?? '');
+    if (!values.some((value) => /\d/.test(value)) || header === 'note') return;
+    for (const value of values) {
+      for (const word of value.split(/\s+/)) {
+        if (word === '') continue;
+        checked += 1;
+        if (!rendered.has(word)) missing.add(`${header}: ${word}`);
+      }
+    }
+  });
+  assert.ok(checked > 2000, `the check saw the values (${checked} words)`);
+  return [...missing];
+}
+
+test('the rendered-value check finds a tracking number wrapped in two', () => {
+  const rows = wideRows(200, 40);
+  const page = (texts: string[]): PdfPage => ({
+    width: 800,
+    height: 600,
+    words: texts.map((text) => ({ text, xMin: 0, yMin: 0, xMax: 1, yMax: 1 })),
+    text: texts.join(' '),
+  });
+  const headers = Object.keys(rows[0] ?? {});
+  const all = tableText({
+    columns: headers.map((name) => ({ name, header: name })),
+    rows: rows.map((row) => headers.map((header) => row[header])),
+    locale: 'en-US',
+    maxCellChars: 100,
+  });
+  const words = all.cells.flat().flatMap((cell) => cell.split(/\s+/));
+  assert.deepEqual(brokenValues([page(words)], rows), []);
+  const tracking = String(rows[3]?.tracking_number);
+  const wrapped = words.flatMap((word) => (word === tracking ? [tracking.slice(0, 9), tracking.slice(9)] : [word]));
+  assert.deepEqual(brokenValues([page(wrapped)], rows), [`tracking_number: ${tracking}`]);
+});
+
 test('rendered by LibreOffice (slow: two office conversions): 25 columns × 200 rows with 2,000-character notes stay readable in DOCX and PPTX', async (t) => {
   const rendering = await renderHost(t, 'spillway-wide-');
   if (rendering === undefined) return;
@@ -157,6 +212,7 @@ test('rendered by LibreOffice (slow: two office conversions): 25 columns × 200 
     const text = pages.map((page) => page.text).join('\n');
     assert.deepEqual(wordsOutsidePage(pages), [], `${name}: every word inside its page`);
     assert.deepEqual(brokenWords(pages, known), [], `${name}: no word broken inside`);
+    assert.deepEqual(brokenValues(pages, rows), [], `${name}: no amount, code, ID or date broken inside`);
     // LibreOffice drops text clipped off a slide: an ID present in every part is a row that fits.
     for (const row of rows) {
       const id = String(row.order_id);

@@ -64,7 +64,7 @@ test('run_script, query_sql, draw_table and build_document describe the limits a
     ...withScriptTimeout(env.host.config, 3000),
     sql: { ...env.host.config.sql, source: { type: 'postgres', url: 'postgres://reader@db.invalid/app' } },
     drawTable: { maxRows: 150 },
-    documents: { maxTableRows: 12_000 },
+    documents: { ...env.host.config.documents, maxTableRows: 12_000 },
   });
   assert.equal(changes, 1);
   assert.match(env.host.getTool('run_script')?.description ?? '', /Limits per run: 3,000 ms/);

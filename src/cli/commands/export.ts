@@ -28,7 +28,7 @@ header) with the same worker code the export_table tool uses.
                      are shown in, named in their headers (default UTC): Europe/Berlin
   --force            replace FILE when it exists (otherwise the export is refused)
   --json             print the result as JSON (for scripts)
-  --config FILE      configuration (worker pool size, documents.maxTableRows)
+  --config FILE      configuration (worker pool size, documents.maxTableRows, documents.fontFamily)
 
 A progress bar is shown on stderr when stdout is a terminal. Exit codes: 0
 done, 1 refused (one line on stderr says why), 2 usage error.
@@ -79,7 +79,7 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
     const target = { kind: 'local' as const, path: output, overwrite: values.force };
     const run = { ...(bar === undefined ? {} : { onProgress: bar.update }) };
     if (format === 'csv' || format === 'xlsx') {
-      const task: TableTask = { source: { kind: 'local', path: source }, selection, output: target, ...timeZone };
+      const task: TableTask = { source: { kind: 'local', path: source }, selection, output: target, ...timeZone, fontFamily: config.documents.fontFamily };
       const result = await pool.run<TableResult>(format, task, run);
       bar?.done();
       const notes = [...selectionNotes({ source, selection, stats: result.stats }), ...result.notes];
@@ -92,7 +92,13 @@ export async function exportCommand(argv: string[], io: CliIo): Promise<number> 
         );
     } else {
       const spec = { title: path.basename(source), ...timeZone, blocks: [{ type: 'table' as const, source, selection }] };
-      const task: DocumentTask = { spec, sources: { kind: 'local' }, output: target, maxTableRows: config.documents.maxTableRows };
+      const task: DocumentTask = {
+        spec,
+        sources: { kind: 'local' },
+        output: target,
+        maxTableRows: config.documents.maxTableRows,
+        fontFamily: config.documents.fontFamily,
+      };
       const result = await pool.run<DocumentResult>(format, task, run);
       bar?.done();
       const table = result.tables[0];

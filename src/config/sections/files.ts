@@ -1,9 +1,17 @@
+import { Type } from '@sinclair/typebox';
+import { defaultFontFamily, fontFamilyPattern } from '../../files/formats/font-family.js';
 import { integerKey, section } from './parts.js';
 
 /** Configuration keys for file-building workers, their documents and the execution records. */
 
-export const documentsSchema = section('DOCX and PPTX building.', {
+export const documentsSchema = section('DOCX and PPTX building, and the font family of every built DOCX, PPTX and XLSX.', {
   maxTableRows: integerKey(1, 5000, 'Rows one document table may hold (documents get slow to open past a few thousand); above it use export_table.'),
+  fontFamily: Type.String({
+    pattern: fontFamilyPattern,
+    default: defaultFontFamily,
+    description:
+      "The one font family of headers and body in DOCX, PPTX and XLSX files (a build_document spec may name another). Not embedded: the reader's office suite needs it or substitutes. Widths are measured for Arial-like letters; with a wider family (Verdana, DejaVu Sans, Courier New) a DOCX or PPTX result notes that long words may wrap.",
+  }),
 });
 
 export const workersSchema = section('The worker-thread pool that builds files.', {

@@ -4,6 +4,7 @@ import { isJsonObject } from '../../util/is-json-object.js';
 import { enumOf } from '../../util/schema-builders.js';
 import { checkLocale } from '../columns/format-values.js';
 import { checkTimeZone } from '../columns/iso-date.js';
+import { checkFontFamily, fontFamilyPattern } from './font-family.js';
 import { normalizeSelection, selectionSchema, type Selection } from '../selection/selection.js';
 
 /** A document block after validation; table blocks carry a normalised selection. */
@@ -46,6 +47,8 @@ export interface DocumentSpec {
   timeZone?: string;
   /** DOCX pages; default: landscape when a table is too wide for portrait. */
   orientation?: 'portrait' | 'landscape';
+  /** The one font family of headings, text and tables (default: documents.fontFamily). */
+  fontFamily?: string;
   blocks: DocumentBlock[];
 }
 
@@ -90,6 +93,12 @@ export function documentSpecSchema(options: SchemaOptions = {}) {
         }),
       ),
       orientation: Type.Optional(enumOf(['portrait', 'landscape'], { description: 'DOCX pages. Default: landscape when a table is too wide for portrait.' })),
+      fontFamily: Type.Optional(
+        Type.String({
+          pattern: fontFamilyPattern,
+          description: 'Font family of headings, text and tables alike, e.g. "Calibri". Default: the host\'s documents.fontFamily (Arial).',
+        }),
+      ),
       blocks: Type.Array(block, { description: 'Content in order.' }),
     },
     { ...options, additionalProperties: false },
@@ -107,8 +116,8 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
   if (!isJsonObject(input)) fail('$', 'must be an object {"title", "blocks": [...]}');
   const spec = input as Record<string, unknown>;
   for (const key of Object.keys(spec))
-    if (!['title', 'subtitle', 'locale', 'timeZone', 'orientation', 'blocks'].includes(key))
-      fail(`$.${key}`, 'is not a spec property (allowed: title, subtitle, locale, timeZone, orientation, blocks)');
+    if (!['title', 'subtitle', 'locale', 'timeZone', 'orientation', 'fontFamily', 'blocks'].includes(key))
+      fail(`$.${key}`, 'is not a spec property (allowed: title, subtitle, locale, timeZone, orientation, fontFamily, blocks)');
   const text = (value: unknown, where: string): string => {
     if (typeof value !== 'string') fail(where, 'must be a string');
     if ((value as string).length > maxTextChars) fail(where, `is longer than ${maxTextChars} characters`);
@@ -195,6 +204,7 @@ export function normalizeDocumentSpec(input: unknown, origin: string): DocumentS
   if (spec.subtitle !== undefined) result.subtitle = text(spec.subtitle, '$.subtitle');
   if (spec.locale !== undefined) result.locale = checkLocale(text(spec.locale, '$.locale'), '$.locale');
   if (spec.timeZone !== undefined) result.timeZone = checkTimeZone(text(spec.timeZone, '$.timeZone'), '$.timeZone');
+  if (spec.fontFamily !== undefined) result.fontFamily = checkFontFamily(text(spec.fontFamily, '$.fontFamily'), '$.fontFamily');
   if (spec.orientation !== undefined) {
     if (spec.orientation !== 'portrait' && spec.orientation !== 'landscape')
       fail('$.orientation', 'must be "portrait" or "landscape" (leave it out to choose by the tables)');

@@ -1,7 +1,6 @@
 /** The DOCX paragraph styles of build_document, in one table that both the document's styles and the page-height estimates read. */
 import { LineRuleType } from 'docx';
 
-export const font = 'Arial';
 /** Half-points: 10 pt body. */
 export const bodySize = 20;
 /** Paragraphs are spaced at 1.15 lines (276 of 240ths). */
@@ -32,7 +31,8 @@ export type StyleName = keyof typeof styleMetrics;
 const twips = (points: number) => points * 20;
 const halfPoints = (points: number) => points * 2;
 
-export function documentStyles() {
+/** The document's styles, every one in `font` (headings, title, caption and the body and tables through the document default). */
+export function documentStyles(font: string) {
   const style = (id: string, name: string, metrics: StyleMetrics, run: Record<string, unknown>) => ({
     id,
     name,

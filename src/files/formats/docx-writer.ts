@@ -28,6 +28,7 @@ import { zoneNote } from '../columns/time-zone-label.js';
 import { zoneOf } from './document-tables.js';
 import { xmlSafeText } from './table-notes.js';
 import { documentStyles } from './docx-styles.js';
+import { defaultFontFamily, widerFontNote } from './font-family.js';
 import { figureHeightPoints, figureParagraphs, movedCaption, naturalScale, referenceParagraph } from './docx-figures.js';
 import { figureItem, paragraphHeight, recordItem, tableItem } from './docx-heights.js';
 import { recordGap, recordTable, wordTable } from './docx-tables.js';
@@ -66,6 +67,7 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
   const { spec } = task;
   const tables = await loadDocumentTables({ spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
   const locale = spec.locale ?? defaultLocale;
+  const font = spec.fontFamily ?? task.fontFamily ?? defaultFontFamily;
   const texts = new Map<number, TableText>();
   for (const [index, table] of tables)
     texts.set(index, tableText({ columns: table.columns, rows: table.rows, locale, maxCellChars: docxMaxCellChars, ...zoneOf(spec) }));
@@ -165,7 +167,7 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
   const document = new Document({
     title: xmlSafeText(spec.title),
     creator: 'spillway',
-    styles: documentStyles(),
+    styles: documentStyles(font),
     numbering: { config: numberingConfig(lists) },
     sections: [
       {
@@ -201,6 +203,8 @@ export async function writeDocx(task: DocumentTask, progress: (message: Progress
     }
     if (landscape && spec.orientation === undefined)
       notes.push('The pages are landscape because a table is too wide for portrait; pass "orientation": "portrait" in the spec to keep portrait.');
+    const wider = widerFontNote(font, 'The document');
+    if (wider !== undefined) notes.push(wider);
     return {
       ...file,
       rows: tableFacts.reduce((sum, table) => sum + table.rows, 0),

@@ -4,7 +4,6 @@ import type pptxgenModule from 'pptxgenjs';
 
 type Presentation = InstanceType<typeof pptxgenModule.default>;
 
-export const font = 'Arial';
 export const slide = { width: 13.333, height: 7.5, margin: 0.5 };
 export const contentWidth = slide.width - 2 * slide.margin;
 /** The body area under the title placeholder and above the slide number, in inches. */
@@ -24,7 +23,7 @@ const accent = '1F3864';
 type Slide = ReturnType<Presentation['addSlide']>;
 
 /** The line under a slide's title: a table's caption, which columns or fields the slide shows. */
-export function addSlideLine(target: Slide, line: string): void {
+export function addSlideLine(target: Slide, line: string, font: string): void {
   target.addText(line, {
     x: slide.margin,
     y: body.top - 0.05,
@@ -38,8 +37,10 @@ export function addSlideLine(target: Slide, line: string): void {
   });
 }
 
-/** The title slide and content slide masters: title placeholder, accent rule, slide numbers. */
-export function defineMasters(pptx: Presentation): void {
+/** The title slide and content slide masters in `font`: title placeholder, accent rule, slide numbers. */
+export function defineMasters(pptx: Presentation, font: string): void {
+  // The theme names the family too, for text a reader adds later.
+  pptx.theme = { headFontFace: font, bodyFontFace: font };
   pptx.defineSlideMaster({
     title: titleMaster,
     background: { color: 'FFFFFF' },

@@ -3,7 +3,7 @@ import type pptxgenModule from 'pptxgenjs';
 import { formatCount } from '../../util/format.js';
 import { pageRows, rowHeight } from '../layout/table-pages.js';
 import { recordWidths, type TablePlan } from '../layout/table-plan.js';
-import { addSlideLine, body, cellPad, contentWidth, font, master, maxRowShare, slide } from './pptx-layout.js';
+import { addSlideLine, body, cellPad, contentWidth, master, maxRowShare, slide } from './pptx-layout.js';
 import type { TableText } from './table-text.js';
 
 type Presentation = InstanceType<typeof pptxgenModule.default>;
@@ -90,8 +90,9 @@ export function addRecordSlides(options: {
   title: string;
   subtitle: string | undefined;
   top: number;
+  font: string;
 }): number {
-  const { pptx, text, plan, title, subtitle, top } = options;
+  const { pptx, text, plan, title, subtitle, top, font } = options;
   const shape = geometry(text, plan);
   const columns = plan.record?.columns ?? 1;
   const room = body.bottom - top;
@@ -106,7 +107,7 @@ export function addRecordSlides(options: {
       const first = shown[0]?.[0] ?? 0;
       const end = shown[shown.length - 1]?.[1] ?? 0;
       const which = pages.length > columns ? `fields ${first + 1}–${end} of ${shape.fields.length}` : `${shape.fields.length} fields`;
-      addSlideLine(added, [subtitle, `One block per row: ${heading} · ${which}`].filter((part) => part !== undefined).join(' · '));
+      addSlideLine(added, [subtitle, `One block per row: ${heading} · ${which}`].filter((part) => part !== undefined).join(' · '), font);
       const style = { fontFace: font, fontSize: plan.fontSize, valign: 'top', border: { type: 'solid', pt: 0.5, color: 'A6A6A6' }, autoPage: false } as const;
       added.addTable([[{ text: heading, options: { bold: true, fill: { color: headerFill } } }]] as TableRows, {
         ...style,

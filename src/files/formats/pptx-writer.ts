@@ -13,8 +13,8 @@ import { zoneNote } from '../columns/time-zone-label.js';
 import { cutCellsNote, cutPlanCells, tableText, tallCellsNote, type TableText } from './table-text.js';
 import { partColumns, tablePlanNote } from './table-plan-note.js';
 import { xmlSafeText } from './table-notes.js';
+import { defaultFontFamily, widerFontNote } from './font-family.js';
 import {
-  font,
   slide,
   contentWidth,
   body,
@@ -52,11 +52,12 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
   const { spec } = task;
   const tables = await loadDocumentTables({ spec, sources: task.sources, maxTableRows: task.maxTableRows, onProgress: progress });
   const locale = spec.locale ?? defaultLocale;
+  const font = spec.fontFamily ?? task.fontFamily ?? defaultFontFamily;
   const pptx = new PptxGenJS();
   pptx.layout = 'LAYOUT_WIDE';
   pptx.title = xmlSafeText(spec.title);
   pptx.author = 'spillway';
-  defineMasters(pptx);
+  defineMasters(pptx, font);
   let slides = 0;
   const notes: string[] = [];
   const texts: TableText[] = [];
@@ -123,7 +124,7 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
         texts.push(text);
         const caption = xmlSafeText(tableCaption(block, table));
         const where = `The table in blocks[${index}]`;
-        const added = addTableSlides({ pptx, table, text, title: headingShown ? caption : heading, subtitle: headingShown ? undefined : caption, where });
+        const added = addTableSlides({ pptx, table, text, title: headingShown ? caption : heading, subtitle: headingShown ? undefined : caption, where, font });
         slides += added.slides;
         headingShown = true;
         const note = cutCellsNote(text.cut, maxCellChars, where);
@@ -134,7 +135,7 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
       case 'figure': {
         flush();
         const title = headingShown ? xmlSafeText(block.title ?? spec.title) : heading;
-        addFigureSlide(addSlide(title), block, headingShown ? undefined : block.title);
+        addFigureSlide({ target: addSlide(title), figure: block, caption: headingShown ? undefined : block.title, font });
         headingShown = true;
         break;
       }
@@ -146,6 +147,8 @@ export async function writePptx(task: DocumentTask, progress: (message: Progress
   }
   flush();
   if (!headingShown) addSlide(heading);
+  const wider = widerFontNote(font, 'The slides');
+  if (wider !== undefined) notes.push(wider);
 
   // Only outputType 'STREAM' honours compression under Node (pptxgenjs 4.0.1); it returns a Buffer.
   const data = (await pptx.write({ outputType: 'STREAM', compression: true })) as Buffer;
@@ -235,11 +238,19 @@ function listItems(entries: ListEntry[], numbered: boolean, level: number): Text
  * set smaller or shown in parts of columns (each repeating the key column),
  * and cells are cut so that every row fits the slide at its measured height.
  */
-function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text: TableText; title: string; subtitle: string | undefined; where: string }): {
+function addTableSlides(options: {
+  pptx: Presentation;
+  table: LoadedTable;
+  text: TableText;
+  title: string;
+  subtitle: string | undefined;
+  where: string;
+  font: string;
+}): {
   slides: number;
   notes: (string | undefined)[];
 } {
-  const { pptx, text, title, subtitle, where } = options;
+  const { pptx, text, title, subtitle, where, font } = options;
   const padding = cellPad.x * 2 * 72 + 4;
   const planned = planTable({
     headers: text.headers,
@@ -259,7 +270,7 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
     tablePlanNote({ plan, headers: text.headers, where, bodySize: tableSize, unit: 'slide' }),
     tallCellsNote(cut, { maxLines, room: 'half the slide', where }),
   ];
-  if (plan.kind === 'records') return { slides: addRecordSlides({ pptx, text, plan, title, subtitle, top }), notes };
+  if (plan.kind === 'records') return { slides: addRecordSlides({ pptx, text, plan, title, subtitle, top, font }), notes };
   const total = text.cells.length;
   let slides = 0;
   for (const [partIndex, part] of plan.parts.entries()) {
@@ -286,7 +297,7 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
       const added = pptx.addSlide({ masterName: master });
       added.addText(`${title} (${which})`, { placeholder: 'title' });
       const line = [subtitle, columns].filter((part) => part !== undefined && part !== '').join(' · ');
-      if (line !== '') addSlideLine(added, line);
+      if (line !== '') addSlideLine(added, line, font);
       const rows = text.cells
         .slice(first, end)
         .map((row) => pick(row).map((value, at) => ({ text: value, options: numeric[at] === true ? { align: 'right' } : {} })));
@@ -309,7 +320,8 @@ function addTableSlides(options: { pptx: Presentation; table: LoadedTable; text:
 }
 
 /** A figure fitted under the title (and its caption), centred, never larger than 96 pixels an inch. */
-function addFigureSlide(target: Slide, figure: FigureBlock, caption: string | undefined): void {
+function addFigureSlide(options: { target: Slide; figure: FigureBlock; caption: string | undefined; font: string }): void {
+  const { target, figure, caption, font } = options;
   const captionHeight = caption === undefined ? 0 : 0.4;
   const maxHeight = body.bottom - body.top - captionHeight;
   const scale = Math.min(1 / 96, contentWidth / figure.width, maxHeight / figure.height);

@@ -9,6 +9,7 @@ import { displayCells } from '../layout/text-width.js';
 import { selectRows } from '../selection/select-rows.js';
 import { dataRowsPerSheet, excelCellCharLimit, excelSheetColumnLimit, excelSheetRowLimit, tooWideForSheet } from './sheet-limit.js';
 import { SheetNames } from './sheet-names.js';
+import { defaultFontFamily } from './font-family.js';
 import { openTableSource } from '../sources/table-source.js';
 import { emptyTableError, xmlSafeText } from './table-notes.js';
 import { openOutput, unlessStreamFails, waitForDrain, type OutputFile } from '../pool/worker-output.js';
@@ -34,22 +35,28 @@ const sampleRows = 1000;
 /** exceljs has no backpressure: every this many rows, let the zip catch up with the file. */
 const drainEveryRows = 1000;
 
-/** A named font on every styled cell: without one LibreOffice falls back to a serif face. */
-const font = { name: 'Arial', size: 10 };
-const headerStyle: Partial<ExcelJS.Style> = {
-  font: { ...font, bold: true, color: { argb: 'FF1F3864' } },
-  fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFD9E2F3' } },
-  border: { bottom: { style: 'thin', color: { argb: 'FF8EA9DB' } } },
-  alignment: { vertical: 'middle' },
-};
-
 /** Numbers and dates are right-aligned by spreadsheets; their headers stand right over them. */
 function alignsRight(format: ColumnFormat): boolean {
   return isNumericFormat(format) || format.type === 'date' || format.type === 'datetime';
 }
 
-/** The header style of a column whose values stand right. */
-const numericHeaderStyle: Partial<ExcelJS.Style> = { ...headerStyle, alignment: { vertical: 'middle', horizontal: 'right' } };
+/**
+ * The workbook's styles in one font family: a named font on every styled cell
+ * (without one LibreOffice falls back to a serif face), the header bold and
+ * shaded, right-aligned over a column whose values stand right. Made once a
+ * workbook: exceljs caches a style's id by the object's identity.
+ */
+function workbookStyles(family: string) {
+  const font = { name: family, size: 10 };
+  const header: Partial<ExcelJS.Style> = {
+    font: { ...font, bold: true, color: { argb: 'FF1F3864' } },
+    fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFD9E2F3' } },
+    border: { bottom: { style: 'thin', color: { argb: 'FF8EA9DB' } } },
+    alignment: { vertical: 'middle' },
+  };
+  const numericHeader: Partial<ExcelJS.Style> = { ...header, alignment: { vertical: 'middle', horizontal: 'right' } };
+  return { font, header, numericHeader };
+}
 
 export async function writeXlsx(task: TableTask, progress: (message: ProgressMessage) => void): Promise<TableResult> {
   const parts: SheetPart[] = [
@@ -57,6 +64,8 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
     ...(task.moreSheets ?? []),
   ];
   const locale = task.locale ?? defaultLocale;
+  const styles = workbookStyles(task.fontFamily ?? defaultFontFamily);
+  const { font } = styles;
   const names = new SheetNames();
   let output: OutputFile | undefined;
   let workbook: ExcelJS.stream.xlsx.WorkbookWriter | undefined;
@@ -138,7 +147,7 @@ export async function writeXlsx(task: TableTask, progress: (message: ProgressMes
           const header = sheet.addRow(headers);
           header.height = 18;
           header.eachCell((headerCell, number) => {
-            headerCell.style = alignsRight(formats[number - 1] as ColumnFormat) ? numericHeaderStyle : headerStyle;
+            headerCell.style = alignsRight(formats[number - 1] as ColumnFormat) ? styles.numericHeader : styles.header;
           });
           header.commit();
           inSheet = 0;

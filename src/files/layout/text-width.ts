@@ -1,7 +1,10 @@
 /**
  * Estimated widths of text in a proportional sans font (Calibri, Liberation
  * Sans, Arial), without loading a font: each character counts by its class,
- * in ems. The classes err wide, so text measured to fit does fit.
+ * in ems. The classes err wide, so text measured to fit does fit. They are
+ * Arial-like widths whatever documents.fontFamily names: a narrower family
+ * (Calibri, Times New Roman) fits all the more, a wider one (Verdana, DejaVu
+ * Sans) may not, and the result says so (../formats/font-family.ts).
  */
 
 const narrow = new Set("iljtfrI.,;:'!|()[]{} ");

@@ -64,6 +64,8 @@ export interface TableTask extends TaskBase {
   delimiter?: ',' | ';' | '\t';
   /** CSV: apostrophe in front of text a spreadsheet would evaluate (default true). */
   formulaGuard?: boolean;
+  /** XLSX: the font family of header and body cells (documents.fontFamily; default Arial). */
+  fontFamily?: string;
 }
 
 /** build_document (docx, pptx). Table sources inside the spec are resolved in the same conversation. */
@@ -73,6 +75,8 @@ export interface DocumentTask extends TaskBase {
   sources: { kind: 'sandbox'; root: string; principal: string; conversationId: string } | { kind: 'local' };
   output: OutputTarget;
   maxTableRows: number;
+  /** The font family of headers and body (documents.fontFamily; default Arial) unless the spec names one. */
+  fontFamily?: string;
 }
 
 /** draw_table. */

@@ -34,7 +34,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
     description: (config) =>
       [
         'Build a Word (docx) or PowerPoint (pptx) document for the user and attach it as a download.',
-        'The spec is {"title", "subtitle"?, "locale"?, "timeZone"? (IANA, default "UTC": timestamps with offsets and epoch columns are shown in it), "orientation"?, "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"} (inline **bold**, *italic*, `code`, [link](https://…)),' +
+        `The spec is {"title", "subtitle"?, "locale"?, "timeZone"? (IANA, default "UTC": timestamps with offsets and epoch columns are shown in it), "orientation"?, "fontFamily"? (one family for headings, text and tables; default "${config.documents.fontFamily}"), "blocks": [...]} with blocks {"type":"heading","text","level"?}, {"type":"paragraph","text"} (inline **bold**, *italic*, \`code\`, [link](https://…)),` +
           ' {"type":"bullets"|"numbered","items":[...]} (an item may be {"text","items":[...]} to nest),' +
           ' {"type":"table","source":"results/0007-query_sql.jsonl","title"?,"columns"? (with "format"),"sort"?,"range"?},' +
           ' {"type":"chart","source","spec" (Vega-Lite without data, as build_chart),"title"?,"columns"?,"sort"?,"range"?} and {"type":"image","path":"outputs/x.png","title"?} (PNG, JPEG or SVG).',
@@ -58,6 +58,7 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
         sources: { kind: 'sandbox', ...location },
         output: { kind: 'sandbox', ...location, filename, onExisting: 'rename' },
         maxTableRows: context.config.documents.maxTableRows,
+        fontFamily: context.config.documents.fontFamily,
       };
       const result = await services.runToOutput<DocumentResult>(format, task, context);
       const attachment = describeAttachment(context.sandbox, result.path, result.bytes, result.rows);

@@ -107,6 +107,7 @@ export function exportTableTool(services: FileToolServices): ToolDefinition {
         ...(args.bom === undefined ? {} : { bom: args.bom }),
         ...(args.delimiter === undefined ? {} : { delimiter: args.delimiter }),
         ...(args.formulaGuard === undefined ? {} : { formulaGuard: args.formulaGuard }),
+        fontFamily: context.config.documents.fontFamily,
       };
       const result = await services.runToOutput<TableResult>(format, task, context);
       const attachment = describeAttachment(context.sandbox, result.path, result.bytes, result.rows);
