@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defaultFontFamily, fontFamilyPattern } from '../../files/formats/font-family.js';
+import { defaultFontFamily, fontFamilyPattern } from '../../util/font-family-name.js';
 import { integerKey, section } from './parts.js';
 
 /** Configuration keys for file-building workers, their documents and the execution records. */

@@ -4,7 +4,8 @@ import { isJsonObject } from '../../util/is-json-object.js';
 import { enumOf } from '../../util/schema-builders.js';
 import { checkLocale } from '../columns/format-values.js';
 import { checkTimeZone } from '../columns/iso-date.js';
-import { checkFontFamily, fontFamilyPattern } from './font-family.js';
+import { fontFamilyPattern } from '../../util/font-family-name.js';
+import { checkFontFamily } from './font-family.js';
 import { normalizeSelection, selectionSchema, type Selection } from '../selection/selection.js';
 
 /** A document block after validation; table blocks carry a normalised selection. */

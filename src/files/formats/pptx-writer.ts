@@ -13,7 +13,8 @@ import { zoneNote } from '../columns/time-zone-label.js';
 import { cutCellsNote, cutPlanCells, tableText, tallCellsNote, type TableText } from './table-text.js';
 import { partColumns, tablePlanNote } from './table-plan-note.js';
 import { xmlSafeText } from './table-notes.js';
-import { defaultFontFamily, widerFontNote } from './font-family.js';
+import { defaultFontFamily } from '../../util/font-family-name.js';
+import { widerFontNote } from './font-family.js';
 import {
   slide,
   contentWidth,

@@ -9,7 +9,7 @@ import { displayCells } from '../layout/text-width.js';
 import { selectRows } from '../selection/select-rows.js';
 import { dataRowsPerSheet, excelCellCharLimit, excelSheetColumnLimit, excelSheetRowLimit, tooWideForSheet } from './sheet-limit.js';
 import { SheetNames } from './sheet-names.js';
-import { defaultFontFamily } from './font-family.js';
+import { defaultFontFamily } from '../../util/font-family-name.js';
 import { openTableSource } from '../sources/table-source.js';
 import { emptyTableError, xmlSafeText } from './table-notes.js';
 import { openOutput, unlessStreamFails, waitForDrain, type OutputFile } from '../pool/worker-output.js';
