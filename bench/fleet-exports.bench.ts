@@ -256,8 +256,8 @@ async function stopSetup(setup: RunningSetup): Promise<void> {
   await stopProcess(setup.replica);
 }
 
-/** Clock ticks per second, the unit of /proc/PID/stat times. */
-const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+/** Clock ticks per second, the unit of /proc/PID/stat times; the usual 100 when getconf cannot run (stdout is then null). */
+const clockTicks = Number((spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout as string | null)?.trim()) || 100;
 
 /** CPU seconds (user + system) a process has used so far, from /proc (0 once it is gone). */
 function cpuSeconds(pid: number | undefined): number {

@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { assertConversationId, assertPrincipal, defaultPrincipal, type ConversationSandbox, type SandboxRoot } from '../sandbox/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
-import { screeningPolicy } from '../screening/index.js';
+import { preparePrefilter, screeningPolicy } from '../screening/index.js';
 import type { SpillRef } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
 import { unwrapValue } from '../spill/unwrap.js';
@@ -100,6 +100,9 @@ export class Host extends EventEmitter<HostEvents> {
       },
     });
     this.setHealthSource('records', () => this.records.health());
+    // Once a front is up, what every first spilled call would otherwise build: screening's prefilter.
+    // On the next turn, so the banner and the front's first reads go first.
+    this.once('serving', () => setImmediate(() => preparePrefilter()));
   }
 
   get config(): Config {
@@ -124,6 +127,15 @@ export class Host extends EventEmitter<HostEvents> {
 
   unregisterTool(name: string): boolean {
     return this.tools.unregister(name);
+  }
+
+  /**
+   * Compiles a registered tool's argument schema now rather than on its first call
+   * (schemas are compiled lazily so a one-shot call compiles one). A served host's
+   * services call it for tools whose first call should be quick, e.g. query_files.
+   */
+  prepareTool(name: string): void {
+    this.tools.prepareValidator(name);
   }
 
   /**

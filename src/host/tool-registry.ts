@@ -82,6 +82,11 @@ export class ToolRegistry {
     return JSON.stringify(dependent.map(({ name, description, annotations }) => [name, description, annotations]));
   }
 
+  /** Compiles the tool's argument schema ahead of its first call (see ArgumentValidator.prepare). */
+  prepareValidator(tool: string): void {
+    this.validator.prepare(tool);
+  }
+
   /** Throws INVALID_ARGUMENTS listing every problem; `source` names where the arguments came from. */
   validate(tool: string, args: unknown, source?: string): void {
     this.validator.validate(tool, args, source);

@@ -29,6 +29,15 @@ export class ArgumentValidator {
     this.compiled.delete(tool);
   }
 
+  /**
+   * Compiles a tool's schema now instead of on its first call (a served host does this
+   * for a tool whose first call should not wait: the first compile also builds ajv's own
+   * meta-schema, ~0.1–0.2 s here). A no-op for a tool already compiled or unknown.
+   */
+  prepare(tool: string): void {
+    this.validatorOf(tool);
+  }
+
   private validatorOf(tool: string): ValidateFunction | undefined {
     const known = this.compiled.get(tool);
     if (known !== undefined) return known ?? undefined;

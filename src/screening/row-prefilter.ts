@@ -23,6 +23,14 @@ function triggerPattern(): Re2Pattern {
 }
 
 /**
+ * Builds the prefilter's pattern now (RE2 compiling the union of every rule, ~0.05–0.1 s
+ * here) rather than in the first spill that is screened: a served host calls it once up.
+ */
+export function preparePrefilter(): void {
+  triggerPattern();
+}
+
+/**
  * One linear pass that is true whenever any rule could match inside the text
  * (a superset): a text it passes over is clean without running each rule.
  */

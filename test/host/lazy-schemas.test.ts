@@ -43,3 +43,36 @@ test('through a host: a tool whose schema ajv cannot compile still runs, with on
   assert.equal(warnings.length, 1);
   assert.equal(warnings[0]?.tool, 'dialect');
 });
+
+test('prepare compiles a schema ahead of its first call (a served host does so for query_files); an unknown tool is a no-op', async (t) => {
+  const problems: string[] = [];
+  const validator = new ArgumentValidator((tool, problem) => problems.push(`${tool}: ${problem}`));
+  validator.register('broken', { type: 'object', properties: { a: { type: 'no-such-type' } } });
+  validator.prepare('broken');
+  assert.equal(problems.length, 1, 'compiled by prepare, before any call');
+  validator.validate('broken', { a: 1 });
+  validator.prepare('broken');
+  assert.equal(problems.length, 1, 'compiled once');
+  validator.prepare('unknown');
+  validator.register('strict', { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] });
+  validator.prepare('strict');
+  assert.throws(
+    () => validator.validate('strict', {}),
+    (error: Error & { code?: string }) => error.code === 'INVALID_ARGUMENTS',
+  );
+
+  const { logger, lines } = capturedLogger();
+  const env = await tempHost({}, { logger });
+  t.after(() => env.cleanup());
+  env.host.registerTool({
+    name: 'dialect',
+    description: 'a schema in another dialect',
+    inputSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } },
+    handler: () => ({ value: 'ran' }),
+  });
+  env.host.prepareTool('dialect');
+  assert.equal(lines.filter((line) => line.msg.includes('cannot be compiled')).length, 1, 'the host compiled it before any call');
+  const result = await env.host.execute({ name: 'dialect', arguments: { a: 1 } }, { conversationId: 'c1' });
+  assert.equal(result.isError, false, result.text);
+  assert.equal(lines.filter((line) => line.msg.includes('cannot be compiled')).length, 1);
+});

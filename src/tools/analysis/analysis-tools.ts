@@ -21,8 +21,12 @@ export function analysisServices(host: Host, options: { charts?: ChartRenderer }
   const gate = host.queues.gate(filesSqlGateOptions(() => ({ ...host.config.analysis, queueWaitMs: host.config.server.queueWaitMs })));
   const engine = new FilesSqlEngine({ maxConcurrent, maxWaiting, gate });
   host.onClose(() => engine.close());
-  // A served host loads DuckDB once it is up, so the first query_files call finds it loaded (a one-shot CLI call never does).
-  host.once('serving', () => void engine.prepare());
+  // A served host loads DuckDB once it is up, so the first query_files call finds it loaded (a one-shot CLI call never does),
+  // and compiles query_files' argument schema on the next turn (the first compile also builds ajv's meta-schema).
+  host.once('serving', () => {
+    void engine.prepare();
+    setImmediate(() => host.prepareTool('query_files'));
+  });
   if (options.charts !== undefined) return { engine, charts: options.charts };
   const chartThreads = 1;
   const chartsWaiting = 16;
