@@ -42,9 +42,9 @@ const blockChars = 64 * 1024;
  * uses `^` or `$` without `m`, and a row joined to the next by "\n" keeps the
  * context a row alone has at its ends) and the rows with invisible characters.
  * A row it passes over is clean without being walked, which keeps screening
- * inside the spill's own pass. Rows are scanned in blocks of about 64 KB: one
- * call into RE2 for a clean block; a block that matches is scanned as UTF-8
- * bytes (node-re2 converts a string again on every call), one call per row that matches.
+ * inside the spill's own pass. Rows are scanned as UTF-8 blocks of about 64 KB
+ * (node-re2 converts a string again on every call, a Buffer never): one call
+ * into RE2 for a clean block, one more per row that matches.
  */
 export function rowsMayHoldFindings(lines: readonly string[]): Set<number> {
   const flagged = new Set<number>();
@@ -56,8 +56,8 @@ export function rowsMayHoldFindings(lines: readonly string[]): Set<number> {
       end += 1;
     }
     const block = end === first + 1 ? (lines[first] ?? '') : lines.slice(first, end).join('\n');
-    // A clean block (most of them) costs one test of the string; only a block that matches is encoded and scanned row by row.
-    if (triggerPatterns().test.test(block)) flagMatchingRows(Buffer.from(block, 'utf8'), lines, first, flagged);
+    // One pass over a clean block either way; a test first would make a block that matches cost two.
+    flagMatchingRows(Buffer.from(block, 'utf8'), lines, first, flagged);
     if (hasInvisible(block)) for (let index = first; index < end; index += 1) if (hasInvisible(lines[index] ?? '')) flagged.add(index);
     first = end;
   }
