@@ -1,5 +1,4 @@
 import { RuleSet } from './linear-regexp.js';
-import type { ScanInput } from './scan-input.js';
 
 /** What kind of instruction-shaped text a result holds. */
 export type InjectionKind = 'role-marker' | 'override-instruction' | 'tool-call-text';
@@ -46,6 +45,6 @@ export interface InjectionMatch {
 const rules = new RuleSet(injectionRules, (alternatives) => `(?i:${alternatives})`);
 
 /** Every instruction-shaped passage in `text`, in order. */
-export function findInjections(text: string | ScanInput): InjectionMatch[] {
+export function findInjections(text: string): InjectionMatch[] {
   return Array.from(rules.matches(text), ({ rule, match }) => ({ kind: rule.kind, start: match.index }));
 }

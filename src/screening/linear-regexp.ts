@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { ScanInput } from './scan-input.js';
 
 /** The part of an RE2 object the screening rules use (node-re2 mirrors RegExp). */
 export interface Re2Pattern {
@@ -47,18 +46,15 @@ export class RuleSet<Rule extends { pattern: string }> {
     private readonly wrap: (alternatives: string) => string = (alternatives) => alternatives,
   ) {}
 
-  /** Every match in `text`, in order (empty matches are stepped over); a long text is scanned as UTF-8 bytes, converted once. */
-  *matches(text: string | ScanInput): Generator<RuleMatch<Rule>> {
+  /** Every match in `text`, in order (empty matches are stepped over). */
+  *matches(text: string): Generator<RuleMatch<Rule>> {
     const { pattern, groups } = this.compile();
-    const scan = ScanInput.of(text);
-    const input = scan.input;
     pattern.lastIndex = 0;
-    for (let found = pattern.exec(input); found !== null; found = pattern.exec(input)) {
-      if (found[0].length === 0) {
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      if (match[0].length === 0) {
         pattern.lastIndex += 1;
         continue;
       }
-      const match = scan.match(found);
       const hit = groups.find(({ group }) => match[group] !== undefined);
       if (hit !== undefined) yield { rule: hit.rule, match, group: hit.group };
     }

@@ -1,6 +1,5 @@
 import { linearPattern, type Re2Pattern } from './linear-regexp.js';
 import { hasInvisible } from './invisible-unicode.js';
-import type { ScanInput } from './scan-input.js';
 import { secretNamePattern, secretRuleAnchors } from './secret-rules.js';
 
 /**
@@ -28,9 +27,8 @@ function triggerPatterns(): { test: Re2Pattern; scan: Re2Pattern } {
  * One linear pass that is true whenever any rule could match inside the text
  * (a superset): a text it passes over is clean without running each rule.
  */
-export function textMayHoldFindings(text: string | ScanInput): boolean {
-  const string = typeof text === 'string' ? text : text.text;
-  return triggerPatterns().test.test(string) || hasInvisible(string);
+export function textMayHoldFindings(text: string): boolean {
+  return triggerPatterns().test.test(text) || hasInvisible(text);
 }
 
 /** Rows joined into blocks of about this many characters: one call into RE2 per clean block. */
@@ -43,8 +41,9 @@ const blockChars = 64 * 1024;
  * context a row alone has at its ends) and the rows with invisible characters.
  * A row it passes over is clean without being walked, which keeps screening
  * inside the spill's own pass. Rows are scanned as UTF-8 blocks of about 64 KB
- * (node-re2 converts a string again on every call, a Buffer never): one call
- * into RE2 for a clean block, one more per row that matches.
+ * (RE2 reads a Buffer as it is, so match offsets are bytes): one call into RE2
+ * for a clean block, one more per row that matches, where each row alone cost
+ * a call and a conversion to UTF-8.
  */
 export function rowsMayHoldFindings(lines: readonly string[]): Set<number> {
   const flagged = new Set<number>();

@@ -1,6 +1,5 @@
 import { findInjections, type InjectionKind } from './injection-rules.js';
 import { textMayHoldFindings } from './row-prefilter.js';
-import { ScanInput } from './scan-input.js';
 import { escapeInvisible, findInvisible, hasInvisible, type InvisibleKind } from './invisible-unicode.js';
 import type { ScreeningPolicy } from './screening-policy.js';
 import { findSecrets, isGenericSecretValue, isSecretName, type SecretKind, type SecretMatch } from './secret-rules.js';
@@ -22,17 +21,16 @@ function fieldSecret(field: string | undefined, value: string): SecretKind | und
 export function inspectString(text: string, policy: ScreeningPolicy, field?: string): StringFindings {
   const found: StringFindings = { secrets: [], injections: [], invisible: [] };
   // One linear pass tells a clean string (most of them) from one the rules must look at.
-  const scan = new ScanInput(text);
-  const suspect = textMayHoldFindings(scan);
+  const suspect = textMayHoldFindings(text);
   if (policy.secrets !== 'off') {
-    if (suspect) found.secrets = findSecrets(scan);
+    if (suspect) found.secrets = findSecrets(text);
     if (found.secrets.length === 0) {
       const kind = fieldSecret(field, text);
       if (kind !== undefined) found.secrets.push({ kind, start: 0, end: text.length });
     }
   }
   if (policy.injection !== 'off' && suspect) {
-    found.injections = findInjections(scan);
+    found.injections = findInjections(text);
     if (hasInvisible(text)) found.invisible = findInvisible(text);
   }
   return found;

@@ -1,6 +1,5 @@
 import { shannonEntropy } from './entropy.js';
 import { RuleSet } from './linear-regexp.js';
-import type { ScanInput } from './scan-input.js';
 
 /** The kinds of secret spillway detects; the model reads them in `[REDACTED:kind]`. */
 export type SecretKind =
@@ -117,7 +116,7 @@ export interface SecretMatch {
 const rules = new RuleSet(secretRules);
 
 /** Every secret the rules find in `text`, in order. */
-export function findSecrets(text: string | ScanInput): SecretMatch[] {
+export function findSecrets(text: string): SecretMatch[] {
   const found: SecretMatch[] = [];
   for (const { rule, match, group } of rules.matches(text)) {
     if (rule.kind === 'skip') continue;
