@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 /** The part of an RE2 object the screening rules use (node-re2 mirrors RegExp). */
 export interface Re2Pattern {
   lastIndex: number;
-  exec(text: string): RegExpExecArray | null;
-  test(text: string): boolean;
+  exec(text: string | Buffer): RegExpExecArray | null;
+  test(text: string | Buffer): boolean;
 }
 
 type Re2Constructor = new (pattern: string, flags?: string) => Re2Pattern;

@@ -1,6 +1,6 @@
 import { linearPattern, type Re2Pattern } from './linear-regexp.js';
 import { hasInvisible } from './invisible-unicode.js';
-import { secretNamePattern, secretRuleSources } from './secret-rules.js';
+import { secretNamePattern, secretRuleAnchors } from './secret-rules.js';
 
 /**
  * Loose anchors of the injection rules: they must match the serialized row
@@ -12,13 +12,14 @@ const injectionAnchors =
 /** Invisible characters written as JSON escapes in a row's own source text. */
 const escapedInvisible = '\\\\u(?i:202[a-e]|206[0-9]|200[b-f]|feff|db40)';
 
-let trigger: Re2Pattern | undefined;
+let trigger: { test: Re2Pattern; scan: Re2Pattern } | undefined;
 
-function triggerPattern(): Re2Pattern {
-  trigger ??= linearPattern(
-    // No 'g' flag: a plain test stops at the first accepting state instead of working out where a match ends.
-    [...secretRuleSources(), secretNamePattern, injectionAnchors, escapedInvisible].map((source) => `(?:${source})`).join('|'),
-  );
+function triggerPatterns(): { test: Re2Pattern; scan: Re2Pattern } {
+  if (trigger !== undefined) return trigger;
+  const source = [...secretRuleAnchors(), secretNamePattern, injectionAnchors, escapedInvisible].map((part) => `(?:${part})`).join('|');
+  // test: no 'g' flag, so a plain test stops at the first accepting state instead of working out where a match ends.
+  // scan: the same pattern, global, for a block of rows (where each match starts says which row it is in).
+  trigger = { test: linearPattern(source), scan: linearPattern(source, 'g') };
   return trigger;
 }
 
@@ -35,28 +36,61 @@ export function preparePrefilter(): void {
  * (a superset): a text it passes over is clean without running each rule.
  */
 export function textMayHoldFindings(text: string): boolean {
-  return triggerPattern().test(text) || hasInvisible(text);
+  return triggerPatterns().test.test(text) || hasInvisible(text);
 }
 
+/** Rows joined into blocks of about this many characters: one call into RE2 per clean block. */
+const blockChars = 64 * 1024;
+
 /**
- * The rows (indices) whose JSON text may hold a finding, from linear passes
- * over their text: a row it passes over is clean without being walked, which
- * keeps screening inside the spill's own pass.
+ * The rows (indices) whose JSON text may hold a finding: the rows a trigger
+ * match starts in (the same rows as testing each row alone: no trigger part
+ * uses `^` or `$` without `m`, and a row joined to the next by "\n" keeps the
+ * context a row alone has at its ends) and the rows with invisible characters.
+ * A row it passes over is clean without being walked, which keeps screening
+ * inside the spill's own pass. Rows are scanned as UTF-8 blocks of about 64 KB
+ * (RE2 reads a Buffer as it is, so match offsets are bytes): one call into RE2
+ * for a clean block, one more per row that matches, where each row alone cost
+ * a call and a conversion to UTF-8.
  */
 export function rowsMayHoldFindings(lines: readonly string[]): Set<number> {
   const flagged = new Set<number>();
-  const pattern = triggerPattern();
-  const test = (text: string) => pattern.test(text) || hasInvisible(text);
-  // Rows are tested a block at a time (one call for 32 clean rows), and one by one only inside
-  // a block that matched: calls into RE2 cost more than the scan of a short row.
-  for (let first = 0; first < lines.length; first += blockRows) {
-    const block = lines.slice(first, first + blockRows);
-    if (!test(block.join('\n'))) continue;
-    block.forEach((line, index) => {
-      if (test(line)) flagged.add(first + index);
-    });
+  for (let first = 0; first < lines.length;) {
+    let chars = 0;
+    let end = first;
+    while (end < lines.length && (end === first || chars < blockChars)) {
+      chars += (lines[end] ?? '').length + 1;
+      end += 1;
+    }
+    const block = end === first + 1 ? (lines[first] ?? '') : lines.slice(first, end).join('\n');
+    // One pass over a clean block either way; a test first would make a block that matches cost two.
+    flagMatchingRows(Buffer.from(block, 'utf8'), lines, first, flagged);
+    if (hasInvisible(block)) for (let index = first; index < end; index += 1) if (hasInvisible(lines[index] ?? '')) flagged.add(index);
+    first = end;
   }
   return flagged;
 }
 
-const blockRows = 32;
+/**
+ * Flags each row of a block (`lines` from `first`, joined by "\n") that a
+ * trigger match starts in. After a match the scan resumes at the next row's
+ * start, so a match running on into the next row cannot hide one that starts there.
+ */
+function flagMatchingRows(block: Buffer, lines: readonly string[], first: number, flagged: Set<number>): void {
+  const pattern = triggerPatterns().scan;
+  let row = first;
+  let rowStart = 0;
+  let rowEnd = Buffer.byteLength(lines[row] ?? '');
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(block); match !== null; match = pattern.exec(block)) {
+    // Rows' byte lengths are measured only up to the last match.
+    while (match.index > rowEnd) {
+      row += 1;
+      rowStart = rowEnd + 1;
+      rowEnd = rowStart + Buffer.byteLength(lines[row] ?? '');
+    }
+    flagged.add(row);
+    if (rowEnd + 1 >= block.length) return;
+    pattern.lastIndex = rowEnd + 1;
+  }
+}

@@ -18,10 +18,13 @@ export type SecretKind =
  * One rule of the gitleaks/secretlint families, in RE2 syntax (no lookaround,
  * no backreferences). `secret` is the capture group that holds the value to
  * redact (0: the whole match); `accept` rejects near-misses the pattern lets through.
+ * `anchor` matches where every match of `pattern` starts (short, with no long
+ * counted repeats, so the prefilter that joins the anchors stays a small DFA).
  */
 interface SecretRule {
   kind: SecretKind | 'skip';
   pattern: string;
+  anchor: string;
   secret?: number;
   accept?: (value: string) => boolean;
 }
@@ -61,30 +64,42 @@ const passwordPart = (value: string) => !placeholder.test(value) && !/^\$|^%|^\{
 /** The rule set, in the order the combined pattern tries them at one position. */
 const secretRules: readonly SecretRule[] = [
   // Base64 payloads (images, fonts) are consumed whole so nothing inside them matches by chance.
-  { kind: 'skip', pattern: 'data:[A-Za-z]+/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=]{16,}' },
+  { kind: 'skip', pattern: 'data:[A-Za-z]+/[A-Za-z0-9.+-]+;base64,[A-Za-z0-9+/=]{16,}', anchor: 'data:' },
   {
     kind: 'private-key',
+    anchor: '-----BEGIN [A-Z0-9 ]*PRIVATE KEY',
     pattern: '-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\\s\\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\\s\\\\]*)',
   },
-  { kind: 'aws-access-key', pattern: '\\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z2-7]{16}\\b' },
+  {
+    kind: 'aws-access-key',
+    pattern: '\\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z2-7]{16}\\b',
+    anchor: '(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|APKA)[A-Z2-7]{16}',
+  },
   {
     kind: 'aws-secret-key',
+    anchor: '(?i:aws)[A-Za-z0-9_.-]{0,24}(?i:secret)',
     pattern: '(?i:aws)[A-Za-z0-9_.-]{0,24}(?i:secret)[A-Za-z0-9_.-]{0,24}["\']?\\s*[:=]\\s*["\']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)',
     secret: 1,
   },
-  { kind: 'github-token', pattern: '\\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\\b' },
-  { kind: 'slack-token', pattern: '\\bxox[abposr]-[A-Za-z0-9-]{10,250}' },
-  { kind: 'stripe-key', pattern: '\\b(?:sk|rk)_live_[A-Za-z0-9]{20,247}\\b' },
-  { kind: 'google-api-key', pattern: '\\bAIza[0-9A-Za-z_-]{35}' },
-  { kind: 'jwt', pattern: '\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*' },
+  {
+    kind: 'github-token',
+    pattern: '\\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\\b',
+    anchor: 'gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22}',
+  },
+  { kind: 'slack-token', pattern: '\\bxox[abposr]-[A-Za-z0-9-]{10,250}', anchor: 'xox[abposr]-[A-Za-z0-9-]{10}' },
+  { kind: 'stripe-key', pattern: '\\b(?:sk|rk)_live_[A-Za-z0-9]{20,247}\\b', anchor: '(?:sk|rk)_live_[A-Za-z0-9]{20}' },
+  { kind: 'google-api-key', pattern: '\\bAIza[0-9A-Za-z_-]{35}', anchor: 'AIza[0-9A-Za-z_-]{35}' },
+  { kind: 'jwt', pattern: '\\beyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]*', anchor: 'eyJ[A-Za-z0-9_-]{8,}\\.eyJ' },
   {
     kind: 'connection-string',
+    anchor: '(?i:postgres(?:ql)?|mysql|mariadb|mongodb(?:\\+srv)?|rediss?|amqps?|mssql|sqlserver|ftp|sftp|smtp|ldap)://',
     pattern:
       '\\b(?i:postgres(?:ql)?|mysql|mariadb|mongodb(?:\\+srv)?|rediss?|amqps?|mssql|sqlserver|ftp|sftp|smtp|ldap)://[^\\s:/@"\'<>]*:([^\\s@/"\'<>]+)@[^\\s"\'<>]+',
     accept: passwordPart,
   },
   {
     kind: 'generic-secret',
+    anchor: secretNamePattern,
     pattern: `${secretNamePattern}[A-Za-z0-9_-]{0,20}["']?\\s*[:=]\\s*["']?([A-Za-z0-9_+/=.~!@#$%^&*-]{${genericMinChars},512})`,
     secret: 1,
     accept: isGenericSecretValue,
@@ -115,7 +130,7 @@ export function findSecrets(text: string): SecretMatch[] {
   return found;
 }
 
-/** The source of every rule, for the prefilter that decides whether a row needs a closer look. */
-export function secretRuleSources(): string[] {
-  return secretRules.filter((rule) => rule.kind !== 'skip').map((rule) => rule.pattern);
+/** The anchor of every rule (where each match starts), for the prefilter that decides whether a text or row needs a closer look. */
+export function secretRuleAnchors(): string[] {
+  return secretRules.filter((rule) => rule.kind !== 'skip').map((rule) => rule.anchor);
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { DuckDBInstance } from '@duckdb/node-api';
 import JSZip from 'jszip';
 import { createHostMetrics } from '../../src/metrics/host-metrics.js';
 import { describeApproval } from '../../src/policy/describe-approval.js';
@@ -15,6 +16,18 @@ function rowsTool(env: TempHost, name: string, value: unknown): void {
   env.host.registerTool({ name, description: name, inputSchema: { type: 'object' }, handler: () => ({ value }) });
 }
 
+/** A Parquet file's rows as JSON text, read by DuckDB (the file itself is compressed). */
+async function parquetText(file: string): Promise<string> {
+  const instance = await DuckDBInstance.create(':memory:');
+  try {
+    const connection = await instance.connect();
+    const read = await connection.runAndReadAll(`SELECT * FROM read_parquet('${file.replaceAll("'", "''")}')`);
+    return JSON.stringify(read.getRowsJS(), (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value));
+  } finally {
+    instance.closeSync();
+  }
+}
+
 async function allZipText(file: string): Promise<string> {
   const zip = await JSZip.loadAsync(await readFile(file));
   const parts: string[] = [];
@@ -22,7 +35,7 @@ async function allZipText(file: string): Promise<string> {
   return parts.join('\n');
 }
 
-test('a spilled table with planted secrets: the file, its metadata, the text the model reads and the CSV and XLSX exports carry none of them', async (t) => {
+test('a spilled table with planted secrets: the file, its metadata, the text the model reads and the CSV, XLSX and Parquet exports, a DOCX and a chart built from it carry none of them', async (t) => {
   const env = await filesHost();
   t.after(() => env.cleanup());
   const corpus = makeCorpus(2);
@@ -60,13 +73,39 @@ test('a spilled table with planted secrets: the file, its metadata, the text the
   for (const planted of corpus.rowSecrets) assert.ok(!JSON.stringify(mcp).includes(planted.value));
   assert.equal((mcp._meta?.['spillway/screening'] as { secrets: number }).secrets, corpus.rowSecrets.length);
 
-  for (const format of ['csv', 'xlsx'] as const) {
-    const exported = ok(await call(env, 'export_table', { source: spillPath, format }));
-    const text = format === 'csv' ? await readFile(outputPath(env, exported.path), 'utf8') : await allZipText(outputPath(env, exported.path));
+  // Every way the file leaves as a download says it carries redacted values and holds none of the secrets.
+  const exports: [string, () => Promise<{ notes?: string[]; text: string }>][] = [
+    ...(['csv', 'xlsx', 'parquet'] as const).map((format): [string, () => Promise<{ notes?: string[]; text: string }>] => [
+      format,
+      async () => {
+        const exported = ok(await call(env, 'export_table', { source: spillPath, format }));
+        const file = outputPath(env, exported.path);
+        const text = format === 'csv' ? await readFile(file, 'utf8') : format === 'xlsx' ? await allZipText(file) : await parquetText(file);
+        return { notes: exported.notes, text };
+      },
+    ]),
+    [
+      'docx',
+      async () => {
+        const built = ok(await call(env, 'build_document', { format: 'docx', spec: { title: 'Leaks', blocks: [{ type: 'table', source: spillPath }] } }));
+        return { notes: built.notes, text: await allZipText(outputPath(env, built.path)) };
+      },
+    ],
+    [
+      'chart',
+      async () => {
+        const spec = { mark: 'bar', encoding: { x: { field: 'note', type: 'nominal' }, y: { field: 'id', type: 'quantitative' } } };
+        const chart = ok(await call(env, 'build_chart', { source: spillPath, spec })) as ReturnType<typeof ok> & { svg: string };
+        return { notes: chart.notes, text: await readFile(outputPath(env, chart.svg), 'utf8') };
+      },
+    ],
+  ];
+  for (const [format, run] of exports) {
+    const { notes, text } = await run();
     for (const planted of corpus.rowSecrets) assert.ok(!text.includes(planted.value), `${format}: ${planted.kind} exported`);
-    assert.ok(text.includes('[REDACTED:github-token]'), `${format} keeps the placeholder`);
+    if (format !== 'chart') assert.ok(text.includes('[REDACTED:github-token]'), `${format} keeps the placeholder`);
     assert.ok(
-      exported.notes?.some((note) => note.includes('carries redacted values')),
+      notes?.some((note) => note.startsWith(`${spillPath} carries redacted values`)),
       `${format}: the export says it carries redacted values`,
     );
   }

@@ -37,4 +37,5 @@ export const buildChartOutput = Type.Object({
   height: Type.Number({ minimum: 0 }),
   rows: Type.Integer({ minimum: 0 }),
   marks: Type.Integer({ minimum: 0 }),
+  notes: Type.Optional(Type.Array(Type.String(), { description: 'Facts the caller should know, e.g. that the source carries redacted values.' })),
 });

@@ -7,6 +7,7 @@ import { defineTool } from '../../host/define-tool.js';
 import type { ToolDefinition } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';
 import { plainRequestedName, sourceStem } from '../files/output-name.js';
+import { redactionNotes } from '../files/redaction-note.js';
 import { formatCount } from '../../util/format.js';
 import { buildChartOutput } from './analysis-output.js';
 import { writesNewFile } from '../tool-annotations.js';
@@ -92,6 +93,7 @@ export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartRen
         describeAttachment(context.sandbox, png.absolute, images.png.byteLength),
         describeAttachment(context.sandbox, svg.absolute, Buffer.byteLength(images.svg)),
       ];
+      const notes = await redactionNotes(context.sandbox, [args.source]);
       context.logger.info({ rows: rowCount, marks: images.marks, png: png.relative }, 'chart built');
       return {
         value: {
@@ -102,6 +104,7 @@ export function buildChartTool(options: { engine: FilesSqlEngine; pool: ChartRen
           height: images.height,
           rows: rowCount,
           marks: images.marks,
+          ...(notes.length > 0 ? { notes } : {}),
         },
         attachments,
       };

@@ -8,6 +8,7 @@ import { asDiskError, createPendingFile, toDiskErrorFromText } from '../../sandb
 import { formatBytes, plural } from '../../util/format.js';
 import { exportTableLead, localFormats } from '../files/export-table.js';
 import { outputFilename } from '../files/output-name.js';
+import { redactionNotes } from '../files/redaction-note.js';
 
 const parquetSentence =
   'format "parquet" writes an Apache Parquet file (typed columns, compressed; for pandas, Spark, DuckDB, BI tools) with the same columns/sort/range.';
@@ -64,7 +65,10 @@ async function exportParquet(engine: FilesSqlEngine, args: Record<string, unknow
   }
   const { size } = await import('node:fs/promises').then((fs) => fs.stat(finalPath));
   const attachment = describeAttachment(context.sandbox, finalPath, size, rows);
-  const notes = attachment.filename === filename ? [] : [`${filename} was taken, so the file is named ${attachment.filename}.`];
+  const notes = [
+    ...(attachment.filename === filename ? [] : [`${filename} was taken, so the file is named ${attachment.filename}.`]),
+    ...(await redactionNotes(context.sandbox, [source.relative])),
+  ];
   return {
     value: {
       message: `Exported ${plural(rows, 'row')} from ${source.relative} to ${attachment.path} (Parquet, ${formatBytes(size)}). The user gets it as a download; do not repeat the rows in your answer.`,

@@ -11,6 +11,7 @@ import { renameNote, reportColumns, sizeText } from './describe-output.js';
 import { documentSpecSchema, normalizeDocumentSpec, type DocumentBlock, type DocumentSpec } from '../../files/formats/document-spec.js';
 import type { FileToolServices } from './file-tool-services.js';
 import { outputFilename } from './output-name.js';
+import { redactionNotes } from './redaction-note.js';
 import type { DocumentResult, DocumentTask } from '../../files/pool/worker-task.js';
 import { buildDocumentOutput } from './file-tool-output.js';
 import { writesNewFile } from '../tool-annotations.js';
@@ -49,7 +50,8 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
     annotations: writesNewFile('Build a document'),
     async handler(args, context) {
       const { format } = args;
-      const spec = await resolveFigures(await readSpec(args, context), services, context);
+      const written = await readSpec(args, context);
+      const spec = await resolveFigures(written, services, context);
       const filename = outputFilename({ requested: args.filename, sourcePath: defaultStem(spec.title), extension: format });
       await context.sandbox.ensure();
       const location = { root: services.sandboxRoot, principal: context.principal, conversationId: context.conversationId };
@@ -72,6 +74,9 @@ export function buildDocumentTool(services: FileToolServices): ToolDefinition {
             : selectionNotes({ source: table.source, selection: block.selection, stats: table.stats }).map((note) => `Table ${index + 1}: ${note}`);
         }),
         ...result.notes,
+        ...(await redactionNotes(context.sandbox, [
+          ...new Set(written.blocks.flatMap((block) => (block.type === 'table' || block.type === 'chart' ? [block.source] : []))),
+        ])),
       ];
       const slides = result.slides === undefined ? '' : `, ${plural(result.slides, 'slide')}`;
       context.logger.info({ format, tables: result.tables.length, rows: result.rows, bytes: result.bytes, output: attachment.path }, 'document built');
