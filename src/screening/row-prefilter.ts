@@ -28,7 +28,7 @@ function triggerPatterns(): { test: Re2Pattern; scan: Re2Pattern } {
  * here) rather than in the first spill that is screened: a served host calls it once up.
  */
 export function preparePrefilter(): void {
-  triggerPattern();
+  triggerPatterns();
 }
 
 /**
