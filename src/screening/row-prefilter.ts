@@ -11,12 +11,18 @@ const injectionAnchors =
   '(?i:ignore|disregard|forget|override|bypass|you\\s+are\\s+now|instructions?\\s*:|do\\s+not\\s+(?:tell|inform|alert|mention)|system\\s+prompt|hidden\\s+instructions|initial\\s+instructions|tool_calls?|function_calls?|tool_use|invoke|\\\\?"arguments|\\\\?"parameters))';
 /** Invisible characters written as JSON escapes in a row's own source text. */
 const escapedInvisible = '\\\\u(?i:202[a-e]|206[0-9]|200[b-f]|feff|db40)';
+/**
+ * Printable ASCII or a slash written as a JSON escape (`\u0041`, `\/`): JSON.stringify never
+ * writes them, but a server may (PHP escapes every slash), and the anchors above read the
+ * source text, where `postgres:\/\/` or an escaped key would slip past them. Such a row is walked.
+ */
+const escapedAscii = '\\\\(?:/|u00(?i:[2-7][0-9a-f]))';
 
 let trigger: { test: Re2Pattern; scan: Re2Pattern } | undefined;
 
 function triggerPatterns(): { test: Re2Pattern; scan: Re2Pattern } {
   if (trigger !== undefined) return trigger;
-  const source = [...secretRuleAnchors(), secretNamePattern, injectionAnchors, escapedInvisible].map((part) => `(?:${part})`).join('|');
+  const source = [...secretRuleAnchors(), secretNamePattern, injectionAnchors, escapedInvisible, escapedAscii].map((part) => `(?:${part})`).join('|');
   // test: no 'g' flag, so a plain test stops at the first accepting state instead of working out where a match ends.
   // scan: the same pattern, global, for a block of rows (where each match starts says which row it is in).
   trigger = { test: linearPattern(source), scan: linearPattern(source, 'g') };

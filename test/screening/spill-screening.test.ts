@@ -262,3 +262,32 @@ test('a delegating call whose expanded arguments hold a secret asks, even where 
   await call(allowing, 'write_file', { path: 'args/comment.json', content: JSON.stringify({ body: 'AKIAIOSFODNN7EXAMPLE' }) });
   assert.equal((await call(allowing, 'call_with_args_file', { tool: 'post_comment', argsPath: 'args/comment.json' })).isError, false);
 });
+
+test('a table that arrives as JSON text with escaped characters is screened on its values: \\u-escaped and \\/-escaped secrets are found', async (t) => {
+  const env = await filesHost();
+  t.after(() => env.cleanup());
+  const rows = Array.from({ length: 60 }, (_, index) => ({ id: index, note: `row ${index} `.repeat(4) }));
+  // What a server that escapes every letter of a key, or every slash (PHP's json_encode), writes.
+  const escapedKey = [...'AKIAIOSFODNN7EXAMPLE'].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const text = JSON.stringify(rows)
+    .replace('"row 7 ', `"ref ${escapedKey} row 7 `)
+    .replace('"row 9 ', '"db postgres:\\/\\/app:Sup3rS3cretPw@db.example:5432\\/app row 9 ');
+  env.host.registerTool({
+    name: 'escaping',
+    description: 'x',
+    inputSchema: { type: 'object' },
+    handler: () => ({ mcp: { content: [{ type: 'text', text }] } }),
+  });
+  const result = await call(env, 'escaping', {});
+  assert.equal(result.spill?.format, 'jsonl');
+  const file = await readFile(outputPath(env, result.spill?.path ?? ''), 'utf8');
+  for (const [where, seen] of [
+    ['file', file],
+    ['model text', result.text],
+  ] as const) {
+    assert.ok(!seen.includes('AKIAIOSFODNN7EXAMPLE'), `the escaped key is in the ${where}`);
+    assert.ok(!seen.includes('Sup3rS3cretPw'), `the password is in the ${where}`);
+  }
+  assert.match(file, /\[REDACTED:aws-access-key\]/);
+  assert.match(file, /\[REDACTED:connection-string\]/);
+});
