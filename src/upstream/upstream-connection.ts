@@ -160,6 +160,11 @@ export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
     if (this.closed) return false;
     this.nextAttemptAt = undefined;
     this.generations += 1;
+    // One deadline for the whole start: loading the client, spawn, initialize and the tool
+    // listing. Set before the first wait, so a status read meanwhile already shows it.
+    const handshakeMs = this.settings.handshakeTimeoutMs;
+    const deadlineMs = this.timers.now().getTime() + handshakeMs;
+    this.handshakeDeadline = new Date(deadlineMs);
     const sdk = await loadClientSdk();
     const created = createTransport(sdk, this.entry, this.settings.maxMessageBytes);
     const client = new sdk.Client({ name: 'spillway', version: '0.1.0' }, { capabilities: {} });
@@ -174,12 +179,9 @@ export class UpstreamConnection extends EventEmitter<UpstreamConnectionEvents> {
     };
     client.onclose = () => this.lost(generation);
     this.connecting = generation;
-    const handshakeMs = this.settings.handshakeTimeoutMs;
-    this.handshakeDeadline = new Date(this.timers.now().getTime() + handshakeMs);
     this.setState('connecting');
-    // One deadline for the whole start: spawn, initialize and the tool listing.
     const missedDeadline = `no MCP handshake within ${handshakeMs} ms (upstream.handshakeTimeoutMs)`;
-    const cancelDeadline = this.timers.schedule('handshake', handshakeMs, () => {
+    const cancelDeadline = this.timers.schedule('handshake', Math.max(0, deadlineMs - this.timers.now().getTime()), () => {
       generation.ended = missedDeadline;
       void created.kill().catch(() => undefined);
     });

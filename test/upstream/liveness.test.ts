@@ -71,8 +71,10 @@ function gone(pid: number): boolean {
 
 test('an upstream that hangs before initialize does not hold up serving; it is reported connecting, then failed at the handshake deadline', async (t) => {
   const { env, manager, timers, pidOf, call } = await liveHost(t, 'hang-before-initialize');
-  // startUpstreams has returned while the handshake is pending.
+  // startUpstreams has returned while the handshake is pending, and its deadline shows already
+  // (before the client library has loaded: a loaded machine once answered /healthz in between).
   assert.equal(manager.reports()[0]?.state, 'connecting');
+  assert.equal(manager.reports()[0]?.handshakeDeadline, '2026-12-01T12:10:00.000Z');
   const front = await startHttpFront(env.host, { host: '127.0.0.1', port: 0, path: '/mcp' });
   t.after(() => front.close());
   const healthz = front.url.replace('/mcp', '/healthz');
