@@ -87,7 +87,7 @@ test('chart and image blocks refuse bad input with codes, and no document is wri
   assert.deepEqual(await readdir(path.join(env.host.sandbox.conversation('c1').dir, 'outputs')), ['fake.png']);
 });
 
-test('LibreOffice opens a DOCX and a PPTX with charts, and their PDFs hold the pictures', async (t) => {
+test('LibreOffice (slow: two office conversions) opens a DOCX and a PPTX with charts, and their PDFs hold the pictures', async (t) => {
   const soffice = findSoffice();
   if (soffice === undefined) {
     t.skip('LibreOffice (soffice) is not installed; .ci/run installs libreoffice-writer and -impress');

@@ -85,7 +85,7 @@ test('query_files: the row limit keeps the true total; a CSV in outputs/ can be 
   value(await call(env, 'query_files', { sql: `SUMMARIZE SELECT * FROM '${source}'` }));
 });
 
-test('query_files refuses every way out of the conversation and every write, each with its code; nothing outside is read or written', async (t) => {
+test('query_files (slow: every refused query runs in a DuckDB child of its own) refuses every way out of the conversation and every write, each with its code; nothing outside is read or written', async (t) => {
   const env = await filesHost({ analysis: { maxRows: 1000, timeoutMs: 60_000, memoryBytes: 67_108_864, threads: 1, maxConcurrent: 2, maxWaiting: 4 } });
   t.after(() => env.cleanup());
   const source = await spillRows(env, tickets);

@@ -41,7 +41,7 @@ function brokenWords(pages: PdfPage[], known: Set<string>): string[] {
   return [...broken];
 }
 
-test('rendered by LibreOffice: 40 columns × 30 rows with 2,000-character notes are laid out one record per block in DOCX and PPTX, every field inside the page', async (t) => {
+test('rendered by LibreOffice (slow: two office conversions): 40 columns × 30 rows with 2,000-character notes are laid out one record per block in DOCX and PPTX, every field inside the page', async (t) => {
   const rendering = await renderHost(t, 'spillway-records-');
   if (rendering === undefined) return;
   const { env, pdfDir } = rendering;

@@ -112,7 +112,7 @@ const crashSpecs: [string, Record<string, unknown>, string, string?][] = [
   ['a tick count of a billion', { ...bar, encoding: { ...bar.encoding, y: { ...bar.encoding.y, axis: { tickCount: 1e9 } } } }, 'CHART_TOO_LARGE', 'tickCount'],
 ];
 
-test('each spec that once took the server down ends in a coded error while another conversation works; host RSS grows < 1 GB; the next chart renders', async (t) => {
+test('each spec that once took the server down (slow: each runs a chart process to its limit) ends in a coded error while another conversation works; host RSS grows < 1 GB; the next chart renders', async (t) => {
   const env = await filesHost();
   t.after(() => env.cleanup());
   const source = await spillRows(env, rows);

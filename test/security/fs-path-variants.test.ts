@@ -110,7 +110,7 @@ const entryPoints: Record<string, (candidate: string) => { name: string; argumen
   $file: (candidate) => ({ name: 'call_with_args_file', arguments: { tool: 'echo', argsPath: 'args/ok.json', overrides: { body: { $file: candidate } } } }),
 };
 
-test('every tool argument that takes a path, against generated paths and planted objects: nothing outside is read, written or changed, and every call ends', async (t) => {
+test('every tool argument that takes a path (slow: 30 generated paths for each of the tools that take one, each a real call), against generated paths and planted objects: nothing outside is read, written or changed, and every call ends', async (t) => {
   const env = await plantedEnv(t);
   env.host.registerTool({ name: 'echo', description: 'echoes', inputSchema: { type: 'object' }, handler: (args) => ({ value: args }) });
   const outsideBefore = await snapshotTree(env.outside);

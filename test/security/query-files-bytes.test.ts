@@ -94,7 +94,7 @@ function everything(result: ExecuteResult): string {
   return `${result.text}\n${JSON.stringify(result.value ?? null)}\n${JSON.stringify(result.error ?? null)}`;
 }
 
-test("query_files shows no host path: DuckDB's settings and catalog are refused, and error messages name files by sandbox path", async (t) => {
+test("query_files (slow: every refused query runs in a DuckDB child of its own) shows no host path: DuckDB's settings and catalog are refused, and error messages name files by sandbox path", async (t) => {
   const env = await filesHost();
   t.after(() => env.cleanup());
   const source = await spillRows(env, [{ a: 1 }, { a: 2 }]);
