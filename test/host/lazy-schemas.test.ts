@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { ArgumentValidator } from '../../src/host/validate-arguments.js';
 import { capturedLogger } from '../helpers/captured-logger.js';
 import { tempHost } from '../helpers/temp-host.js';
@@ -25,7 +25,8 @@ test('a tool schema is compiled on its first call, not at registration; later ca
   validator.validate('strict', { n: 'x' });
 });
 
-test('through a host: a tool whose schema ajv cannot compile still runs, with one warning in the log', async (t) => {
+/** A host whose tool "dialect" has a schema ajv cannot compile, and the log lines it writes. */
+async function hostWithDialectTool(t: TestContext) {
   const { logger, lines } = capturedLogger();
   const env = await tempHost({}, { logger });
   t.after(() => env.cleanup());
@@ -35,6 +36,11 @@ test('through a host: a tool whose schema ajv cannot compile still runs, with on
     inputSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } },
     handler: () => ({ value: 'ran' }),
   });
+  return { env, lines };
+}
+
+test('through a host: a tool whose schema ajv cannot compile still runs, with one warning in the log', async (t) => {
+  const { env, lines } = await hostWithDialectTool(t);
   for (let call = 0; call < 2; call += 1) {
     const result = await env.host.execute({ name: 'dialect', arguments: { a: 1 } }, { conversationId: 'c1' });
     assert.equal(result.isError, false, result.text);
@@ -61,15 +67,7 @@ test('prepare compiles a schema ahead of its first call (a served host does so f
     (error: Error & { code?: string }) => error.code === 'INVALID_ARGUMENTS',
   );
 
-  const { logger, lines } = capturedLogger();
-  const env = await tempHost({}, { logger });
-  t.after(() => env.cleanup());
-  env.host.registerTool({
-    name: 'dialect',
-    description: 'a schema in another dialect',
-    inputSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } },
-    handler: () => ({ value: 'ran' }),
-  });
+  const { env, lines } = await hostWithDialectTool(t);
   env.host.prepareTool('dialect');
   assert.equal(lines.filter((line) => line.msg.includes('cannot be compiled')).length, 1, 'the host compiled it before any call');
   const result = await env.host.execute({ name: 'dialect', arguments: { a: 1 } }, { conversationId: 'c1' });
