@@ -3,47 +3,85 @@
 // Node 20's `node --test` takes no globs, so the files are found here.
 //
 //   node scripts/run-tests.mjs [PART ...]      files whose path under dist/test/ contains a PART
-//   node scripts/run-tests.mjs --runtime       only the areas that depend on the Node runtime itself
+//   node scripts/run-tests.mjs --runtime       only the files that depend on the Node runtime itself
 //
-// CI runs the whole suite on Node 20 and `--runtime` on the second Node: the areas below load
-// native modules (better-sqlite3, re2, DuckDB, resvg), start worker threads or child processes,
-// serve HTTP, or use a runtime API whose behaviour moved between Node versions. The areas left
-// out are plain logic over files and values, which a second runtime would only repeat.
+// CI runs the whole suite on Node 20 and `--runtime` on the second Node. What can differ between
+// runtimes is the native modules (re2, better-sqlite3, DuckDB, resvg: each built or loaded for that
+// ABI), worker threads, child processes, sockets and HTTP, timers and the file-system calls the
+// sandbox leans on. The files below cover each of those once or twice, chosen among the quick
+// ones; the rest of the suite is logic over files and values that the first runtime already
+// checked, and repeating it doubled CI's time (issue 24). A listed file that no longer exists
+// fails the run, so a rename cannot silently drop a runtime check.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const runtimeAreas = [
-  'ai-sdk', // the agent loop of ai 7 needs Node 22+: only the second Node runs it
-  'analysis',
-  'cli',
-  'coordination',
-  'downloads',
-  'e2e',
-  'files',
-  'fleet',
-  'jobs',
-  'mcp',
-  'sandbox',
-  'screening', // re2 is a native module
-  'scripts',
-  'security',
-  'sql',
-  'upstream',
-  'watch',
-];
-
-// Within those areas, the files whose time goes to LibreOffice converting documents: the
-// documents come from the same JavaScript libraries on either runtime, and the other tests of
-// files/ read them back on both, so the second Node does not convert them again.
-const officeRenderFiles = [
-  'files/libreoffice.test.js',
-  'files/render.test.js',
-  'files/wide-tables.test.js',
-  'files/mixed-scripts.test.js',
-  'files/mixed-scripts-render.test.js',
-];
+/** What each group exercises on the runtime → its test files (below dist/test/, without `.test.js`). */
+const runtimeFiles = {
+  'ai 7 (Node 22+ only: only the second Node runs it) and ai 6 beside it': ['ai-sdk/agent-loop-ai7', 'ai-sdk/agent-loop', 'ai-sdk/with-spill'],
+  're2, the native linear regex engine (screening, search_files, client patterns)': [
+    'screening/secret-rules',
+    'screening/block-scan',
+    'screening/search-files',
+    'security/bounded-work',
+  ],
+  'better-sqlite3 (query_sql over SQLite, the demo database) and the pg client': [
+    'sql/read-only',
+    'sql/spare-query-child',
+    'sql/postgres',
+    'demo/demo-database',
+  ],
+  'DuckDB bindings in child processes (query_files, Parquet export, profiles)': [
+    'analysis/files-sql-spare',
+    'analysis/export-parquet',
+    'analysis/inspect-file',
+  ],
+  'resvg (SVG and charts drawn as PNG)': ['analysis/svg-image'],
+  'worker threads (the piscina pool building files, run_script with its watchdog)': [
+    'files/worker-failures',
+    'files/export-csv',
+    'files/export-xlsx',
+    'files/csv-segments',
+    'files/documents',
+    'scripts/run-script-api',
+    'scripts/script-watchdog',
+  ],
+  'HTTP and the MCP transports (Streamable HTTP, SSE resumption, stdio, downloads)': [
+    'mcp/mcp-server',
+    'mcp/resumable-streams',
+    'security/http-limits',
+    'downloads/download-route',
+    'downloads/byte-ranges',
+    'e2e/serve',
+    'smoke',
+  ],
+  'child processes and the CLI (bin/spillway, upstream servers over stdio)': [
+    'cli/worker',
+    'cli/first-start',
+    'upstream/upstreams-cli',
+    'upstream/reloaded-timeout',
+  ],
+  'file-system calls the sandbox relies on (no-follow opens, links, renames, watchers, a failing disk)': [
+    'sandbox/check-path',
+    'sandbox/conversation-sandbox',
+    'sandbox/disk-errors',
+    'sandbox/path-property',
+    'sandbox/principals',
+    'sandbox/publish-once',
+    'sandbox/publish-race',
+    'spill/failing-disk',
+    'retention/sweep-lock',
+    'watch/config-watcher',
+    'watch/outputs-watcher',
+  ],
+  'sockets and timers of the Redis and BullMQ clients, and the cron schedule': [
+    'coordination/coordinator',
+    'coordination/fleet',
+    'jobs/job-redis',
+    'retention/scheduler',
+  ],
+};
 
 const root = path.resolve('dist/test');
 const args = process.argv.slice(2);
@@ -60,18 +98,26 @@ function find(dir) {
 
 /** A test file's path below dist/test/, with forward slashes. */
 const relative = (file) => path.relative(root, file).split(path.sep).join('/');
-const area = (file) => relative(file).split('/')[0];
+const runtimeList = Object.values(runtimeFiles)
+  .flat()
+  .map((name) => `${name}.test.js`);
+if (runtimeOnly) {
+  const missing = runtimeList.filter((name) => !existsSync(path.join(root, name)));
+  if (missing.length > 0) {
+    console.error(`scripts/run-tests.mjs lists runtime test files that do not exist (renamed or removed?): ${missing.join(', ')}`);
+    process.exit(1);
+  }
+}
 const files = find(root)
   // Match below dist/test/, so a checkout folder name never matches every file.
   .filter((file) => filter.length === 0 || filter.some((part) => relative(file).includes(part)))
-  .filter((file) => !runtimeOnly || (runtimeAreas.includes(area(file)) && !officeRenderFiles.includes(relative(file))))
+  .filter((file) => !runtimeOnly || runtimeList.includes(relative(file)))
   .sort();
 if (files.length === 0) {
   console.error(`no test files found under ${root}${filter.length ? ` matching ${filter.join(', ')}` : ''}`);
   process.exit(1);
 }
-if (runtimeOnly)
-  console.log(`runtime areas only (${runtimeAreas.join(', ')}; not the office conversions ${officeRenderFiles.join(', ')}): ${files.length} test files`);
+if (runtimeOnly) console.log(`runtime checks only (${Object.keys(runtimeFiles).join('; ')}): ${files.length} test files`);
 // Test files run three at a time on two cores: much of a file's time is spent waiting on
 // the processes it starts (LibreOffice, Redis, HAProxy, servers): measured on an idle machine,
 // two at a time used 135% of the two cores (313 s), three 153% (287 s), every test passing both
