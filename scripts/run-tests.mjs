@@ -13,7 +13,7 @@
 // checked, and repeating it doubled CI's time (issue 24). A listed file that no longer exists
 // fails the run, so a rename cannot silently drop a runtime check.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -113,10 +113,6 @@ const files = find(root)
   .filter((file) => filter.length === 0 || filter.some((part) => relative(file).includes(part)))
   .filter((file) => !runtimeOnly || runtimeList.includes(relative(file)))
   .sort();
-// Files with a slow test (its name says "(slow: …)", as every test over 20 s must) start first:
-// in path order the slowest came last and ran on alone while the other slots sat idle.
-const slow = new Set(files.filter((file) => readFileSync(file, 'utf8').includes('(slow: ')));
-files.sort((a, b) => Number(slow.has(b)) - Number(slow.has(a)));
 if (files.length === 0) {
   console.error(`no test files found under ${root}${filter.length ? ` matching ${filter.join(', ')}` : ''}`);
   process.exit(1);
