@@ -13,7 +13,7 @@
 // checked, and repeating it doubled CI's time (issue 24). A listed file that no longer exists
 // fails the run, so a rename cannot silently drop a runtime check.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -98,20 +98,24 @@ function find(dir) {
 
 /** A test file's path below dist/test/, with forward slashes. */
 const relative = (file) => path.relative(root, file).split(path.sep).join('/');
-const runtimeList = Object.values(runtimeFiles)
-  .flat()
-  .map((name) => `${name}.test.js`);
+const found = find(root);
+const runtimeList = new Set(
+  Object.values(runtimeFiles)
+    .flat()
+    .map((name) => `${name}.test.js`),
+);
 if (runtimeOnly) {
-  const missing = runtimeList.filter((name) => !existsSync(path.join(root, name)));
+  const foundNames = new Set(found.map(relative));
+  const missing = [...runtimeList].filter((name) => !foundNames.has(name));
   if (missing.length > 0) {
     console.error(`scripts/run-tests.mjs lists runtime test files that do not exist (renamed or removed?): ${missing.join(', ')}`);
     process.exit(1);
   }
 }
-const files = find(root)
+const files = found
   // Match below dist/test/, so a checkout folder name never matches every file.
   .filter((file) => filter.length === 0 || filter.some((part) => relative(file).includes(part)))
-  .filter((file) => !runtimeOnly || runtimeList.includes(relative(file)))
+  .filter((file) => !runtimeOnly || runtimeList.has(relative(file)))
   .sort();
 if (files.length === 0) {
   console.error(`no test files found under ${root}${filter.length ? ` matching ${filter.join(', ')}` : ''}`);
