@@ -4,7 +4,7 @@ import { csvLineIn, type CsvDialect } from './csv-dialect.js';
 import { ByteSink } from './csv-byte-sink.js';
 import { arrangeLines, copyArranged } from './sorted-lines.js';
 import { JsonlLineScanner, slotType } from './jsonl-line-scanner.js';
-import { isMixed, kindNames, kindOf } from '../selection/cell-kinds.js';
+import { kindOf, mixedColumnsOf } from '../selection/cell-kinds.js';
 import { project, type SelectionProgress, type SelectionStats } from '../selection/select-rows.js';
 import type { OutputColumn, Selection } from '../selection/selection.js';
 import { sortOrder } from '../selection/sort-order.js';
@@ -275,9 +275,7 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
   for (const block of out.flush()) await options.write(block);
   options.onKinds?.(kinds);
   stats.rangePastEnd = selection.range !== undefined && stats.sourceRows !== undefined && start >= stats.sourceRows && stats.sourceRows > 0;
-  stats.mixedColumns = columns.flatMap((column, index) =>
-    isMixed(kinds[index] as number) ? [{ column: column.name, kinds: kindNames(kinds[index] as number) }] : [],
-  );
+  stats.mixedColumns = mixedColumnsOf(columns, kinds);
   return stats;
 
   function keyValue(slot: number): unknown {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { csvFromJsonl, csvHeader, type CsvFromJsonlOptions } from './csv-from-jsonl.js';
-import { isMixed, kindNames } from '../selection/cell-kinds.js';
+import { mixedColumnsOf } from '../selection/cell-kinds.js';
 import type { SelectionStats } from '../selection/select-rows.js';
 import type { OutputColumn, Selection } from '../selection/selection.js';
 import type { SourceLocation } from '../sources/table-source.js';
@@ -130,9 +130,7 @@ export async function segmentedCsv(
     rows,
     sourceRows: rows,
     rangePastEnd: false,
-    mixedColumns: columns.flatMap((column, index) =>
-      isMixed(kinds[index] as number) ? [{ column: column.name, kinds: kindNames(kinds[index] as number) }] : [],
-    ),
+    mixedColumns: mixedColumnsOf(columns, kinds),
   };
 }
 

@@ -30,3 +30,8 @@ export function kindNames(flags: number): string[] {
 export function isMixed(flags: number): boolean {
   return (flags & (flags - 1)) !== 0;
 }
+
+/** The columns whose cells were of more than one kind (`kinds`: each column's flags, in column order). */
+export function mixedColumnsOf(columns: readonly { name: string }[], kinds: ArrayLike<number>): { column: string; kinds: string[] }[] {
+  return columns.flatMap((column, index) => (isMixed(kinds[index] as number) ? [{ column: column.name, kinds: kindNames(kinds[index] as number) }] : []));
+}

@@ -1,7 +1,7 @@
 import { SpillwayError } from '../../errors.js';
 import { closeNames } from '../../util/close-names.js';
 import { formatCount } from '../../util/format.js';
-import { isMixed, kindNames, kindOf } from './cell-kinds.js';
+import { kindOf, mixedColumnsOf } from './cell-kinds.js';
 import { sortOrder } from './sort-order.js';
 import type { OutputColumn, Selection } from './selection.js';
 import type { TableSource } from '../sources/table-source.js';
@@ -85,9 +85,7 @@ export async function selectRows(options: SelectRowsOptions): Promise<SelectedRo
   };
   const finish = () => {
     stats.rangePastEnd = selection.range !== undefined && stats.sourceRows !== undefined && start >= stats.sourceRows && stats.sourceRows > 0;
-    stats.mixedColumns = columns.flatMap((column, index) =>
-      isMixed(kinds[index] as number) ? [{ column: column.name, kinds: kindNames(kinds[index] as number) }] : [],
-    );
+    stats.mixedColumns = mixedColumnsOf(columns, kinds);
   };
 
   async function* streamed(): AsyncGenerator<unknown[][]> {
