@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { findInjections } from '../../src/screening/injection-rules.js';
-import { findInvisible } from '../../src/screening/invisible-unicode.js';
+import { anyInvisibleRe2, findInvisible, hasInvisible } from '../../src/screening/invisible-unicode.js';
+import { linearPattern } from '../../src/screening/linear-regexp.js';
 import { rowsMayHoldFindings, textMayHoldFindings } from '../../src/screening/row-prefilter.js';
 import { findSecrets } from '../../src/screening/secret-rules.js';
 import { makeNearMisses, makeSecret, secretKinds } from './secret-corpus.js';
@@ -24,6 +25,10 @@ const planted = [
   'postgres://app:s3cr3t-pw@db.internal:5432/prod',
   '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234567890abcdef\n-----END RSA PRIVATE KEY-----',
   'x\u202Ey',
+  '\u200B\u200B',
+  '\u{E0041}\u{E0042}',
+  'a\u2066b\u2069',
+  '\uFEFF\u200D',
 ];
 /** Filler, with pieces of anchors (near the rules, not matches of them). */
 const filler = [
@@ -42,6 +47,8 @@ const filler = [
   'ghp_',
   ':',
   '=',
+  '\u200D',
+  '\u{1F468}\u200D\u{1F469}',
 ];
 const piece = fc.oneof(fc.constantFrom(...filler), fc.constantFrom(...planted), fc.string({ unit: 'binary', maxLength: 8 }));
 
@@ -91,4 +98,38 @@ test('rows with a secret on either side of a block edge, after two-byte text (by
       );
     }
   }
+});
+
+test('property: the RE2 form of the invisible-character test (one pass with the other anchors) agrees with hasInvisible on any text', () => {
+  const pattern = linearPattern(anyInvisibleRe2);
+  const near = [
+    '\u200B',
+    '\u200D',
+    '\u200F',
+    '\u2010',
+    '\uFEFF',
+    '\u2060',
+    '\u2064',
+    '\u2065',
+    '\u202A',
+    '\u202E',
+    '\u202F',
+    '\u2066',
+    '\u2069',
+    '\u{E0000}',
+    '\u{E007F}',
+    '\u{E0080}',
+    'a',
+    'é',
+    '\u{1F600}',
+  ];
+  const unit = fc.oneof(fc.constantFrom(...near), fc.string({ unit: 'binary', maxLength: 3 }));
+  fc.assert(
+    fc.property(fc.array(unit, { maxLength: 12 }), (parts) => {
+      const text = parts.join('');
+      assert.equal(pattern.test(text), hasInvisible(text), JSON.stringify(text));
+      assert.equal(pattern.test(Buffer.from(text, 'utf8')), hasInvisible(text), `as UTF-8 bytes: ${JSON.stringify(text)}`);
+    }),
+    { numRuns: 1000 },
+  );
 });
