@@ -10,7 +10,7 @@
  * its own (warmUp), so a spare child forked ahead of time is ready, and warm, when a
  * query arrives.
  */
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
@@ -330,7 +330,8 @@ async function warmUp(): Promise<void> {
     const facts = path.join(dir, 'facts.jsonl');
     const names = path.join(dir, 'names.jsonl');
     const rows = Array.from({ length: 64 }, (_, index) => `{"id":${index},"key":"k${index % 4}","amount":${index / 4},"at":"2026-01-01T00:00:00Z"}\n`).join('');
-    writeFileSync(facts, Buffer.concat([Buffer.from(rows), Buffer.alloc(warmUpPaddingBytes, 0x0a)]));
+    writeFileSync(facts, rows);
+    if (warmUpPaddingBytes > 0) appendFileSync(facts, Buffer.alloc(warmUpPaddingBytes, 0x0a));
     writeFileSync(names, Array.from({ length: 4 }, (_, index) => `{"key":"k${index}","name":"n${index}"}\n`).join(''));
     let files = [facts, names];
     if (existsSync('/proc/self/fd')) {

@@ -218,6 +218,7 @@ export class FilesSqlEngine {
   }
 
   private takeChild(): Child {
+    // A child forked for this very call warms up without padding: the call would wait for it.
     const child = this.spare !== undefined && !this.spare.exited ? this.spare : spawnChild(0);
     this.spare = undefined;
     return child;

@@ -52,7 +52,7 @@ const blockChars = 64 * 1024;
 
 /** The most bytes the reused encoding buffer grows to; a longer block (one huge row) gets its own. */
 const maxScratchBytes = 4 * 1024 * 1024;
-let scratch = Buffer.allocUnsafeSlow(3 * blockChars);
+let scratch: Buffer | undefined;
 
 /**
  * A block's UTF-8 bytes in a buffer kept between calls (node-re2 reads a Buffer
@@ -62,7 +62,7 @@ let scratch = Buffer.allocUnsafeSlow(3 * blockChars);
 function utf8Of(block: string): Buffer {
   const most = block.length * 3;
   if (most > maxScratchBytes) return Buffer.from(block, 'utf8');
-  if (most > scratch.length) scratch = Buffer.allocUnsafeSlow(most);
+  if (scratch === undefined || most > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(most, 3 * blockChars));
   return scratch.subarray(0, scratch.write(block, 0, 'utf8'));
 }
 
