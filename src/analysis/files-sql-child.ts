@@ -10,7 +10,7 @@
  * its own (warmUp), so a spare child forked ahead of time is ready, and warm, when a
  * query arrives.
  */
-import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
@@ -322,6 +322,14 @@ const warmUpPaddingBytes = Math.max(0, Math.floor(Number(process.argv[2]) || 0))
  * through /proc/self/fd, so a child killed while warming (a host closing) leaves nothing
  * behind. Never fails the child: a warm-up that cannot run is skipped.
  */
+/** warmUpPaddingBytes of blank lines from `position` on, a MiB at a time (no buffer of the whole size). */
+function appendBlankLines(fd: number, position: number): void {
+  const block = Buffer.alloc(Math.min(warmUpPaddingBytes, 1024 * 1024), 0x0a);
+  for (let written = 0; written < warmUpPaddingBytes;) {
+    written += writeSync(fd, block, 0, Math.min(block.length, warmUpPaddingBytes - written), position + written);
+  }
+}
+
 async function warmUp(): Promise<void> {
   let dir: string | undefined;
   const fds: number[] = [];
@@ -331,18 +339,19 @@ async function warmUp(): Promise<void> {
     const names = path.join(dir, 'names.jsonl');
     const rows = Array.from({ length: 64 }, (_, index) => `{"id":${index},"key":"k${index % 4}","amount":${index / 4},"at":"2026-01-01T00:00:00Z"}\n`).join('');
     writeFileSync(facts, rows);
-    if (warmUpPaddingBytes > 0) appendFileSync(facts, Buffer.alloc(warmUpPaddingBytes, 0x0a));
     writeFileSync(names, Array.from({ length: 4 }, (_, index) => `{"key":"k${index}","name":"n${index}"}\n`).join(''));
+    const factsFd = openSync(facts, 'r+');
+    fds.push(factsFd);
     let files = [facts, names];
     if (existsSync('/proc/self/fd')) {
-      files = files.map((file) => {
-        const fd = openSync(file, 'r');
-        fds.push(fd);
-        return `/proc/self/fd/${fd}`;
-      });
+      const namesFd = openSync(names, 'r');
+      fds.push(namesFd);
+      files = [factsFd, namesFd].map((fd) => `/proc/self/fd/${fd}`);
       rmSync(dir, { recursive: true, force: true });
       dir = undefined;
     }
+    // The padding (up to 34 MiB) goes in once the folder is gone: a child killed meanwhile leaves none of it behind.
+    appendBlankLines(factsFd, Buffer.byteLength(rows));
     const [factsPath, namesPath] = files.map(literal) as [string, string];
     const connection = await lockedConnection({ allowedPaths: files, memoryLimitMb: 64, threads: 1 });
     const prepared = await prepareReadOnly(
