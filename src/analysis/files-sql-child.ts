@@ -10,15 +10,15 @@
  * its own (warmUp), so a spare child forked ahead of time is ready, and warm, when a
  * query arrives.
  */
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, rmSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import path from 'node:path';
 import { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, type DuckDBConnection, type DuckDBResult } from '@duckdb/node-api';
 import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.js';
 import { columnBytesOf, rowBytes, rowTooLarge } from '../sql/row-bytes.js';
 import type { RawSqlResult } from '../sql/sql-source.js';
 import { knownRowBytes, measuredColumns } from './cell-bytes.js';
 import { refuseRevealingCalls } from './revealing-calls.js';
+import { warmUpFiles } from './warm-up-files.js';
 
 export interface FilesSqlRequest {
   type: 'run';
@@ -312,16 +312,6 @@ async function exportParquet(request: ParquetExportRequest): Promise<void> {
  */
 const warmUpPaddingBytes = Math.max(0, Math.floor(Number(process.argv[2]) || 0));
 
-/**
- * Runs the path of a query once, on two files of its own, before the child says it
- * is ready: a first DuckDB instance in a process pays for what later ones find done (the
- * library's code paged in, its first allocations and read buffers, the JSON reader, hash
- * join and aggregate, the value converter): 0.1–0.3 s here, which every query_files call
- * would otherwise pay, since each runs in a new child. The instance is locked to those two
- * files like any other. On Linux the files are removed as soon as they are open and read
- * through /proc/self/fd, so a child killed while warming (a host closing) leaves nothing
- * behind. Never fails the child: a warm-up that cannot run is skipped.
- */
 /** warmUpPaddingBytes of blank lines from `position` on, a MiB at a time (no buffer of the whole size). */
 function appendBlankLines(fd: number, position: number): void {
   const block = Buffer.alloc(Math.min(warmUpPaddingBytes, 1024 * 1024), 0x0a);
@@ -330,30 +320,25 @@ function appendBlankLines(fd: number, position: number): void {
   }
 }
 
+/**
+ * Runs the path of a query once, on two files of its own, before the child says it
+ * is ready: a first DuckDB instance in a process pays for what later ones find done (the
+ * library's code paged in, its first allocations and read buffers, the JSON reader, hash
+ * join and aggregate, the value converter): 0.1–0.3 s here, which every query_files call
+ * would otherwise pay, since each runs in a new child. The instance is locked to those two
+ * files like any other. Never fails the child: a warm-up that cannot run is skipped.
+ */
 async function warmUp(): Promise<void> {
-  let dir: string | undefined;
+  let folder: string | undefined;
   const fds: number[] = [];
   try {
-    dir = mkdtempSync(path.join(tmpdir(), 'spillway-duckdb-warm-'));
-    const facts = path.join(dir, 'facts.jsonl');
-    const names = path.join(dir, 'names.jsonl');
     const rows = Array.from({ length: 64 }, (_, index) => `{"id":${index},"key":"k${index % 4}","amount":${index / 4},"at":"2026-01-01T00:00:00Z"}\n`).join('');
-    writeFileSync(facts, rows);
-    writeFileSync(names, Array.from({ length: 4 }, (_, index) => `{"key":"k${index}","name":"n${index}"}\n`).join(''));
-    const factsFd = openSync(facts, 'r+');
-    fds.push(factsFd);
-    let files = [facts, names];
-    if (existsSync('/proc/self/fd')) {
-      const namesFd = openSync(names, 'r');
-      fds.push(namesFd);
-      files = [factsFd, namesFd].map((fd) => `/proc/self/fd/${fd}`);
-      rmSync(dir, { recursive: true, force: true });
-      dir = undefined;
-    }
-    // The padding (up to 34 MiB) goes in once the folder is gone: a child killed meanwhile leaves none of it behind.
-    appendBlankLines(factsFd, Buffer.byteLength(rows));
-    const [factsPath, namesPath] = files.map(literal) as [string, string];
-    const connection = await lockedConnection({ allowedPaths: files, memoryLimitMb: 64, threads: 1 });
+    const names = Array.from({ length: 4 }, (_, index) => `{"key":"k${index}","name":"n${index}"}\n`).join('');
+    const files = warmUpFiles([rows, names], fds);
+    folder = files.folder;
+    appendBlankLines(fds[0]!, Buffer.byteLength(rows));
+    const [factsPath, namesPath] = files.paths.map(literal) as [string, string];
+    const connection = await lockedConnection({ allowedPaths: files.paths, memoryLimitMb: 64, threads: 1 });
     const prepared = await prepareReadOnly(
       connection,
       `SELECT n.name, count(*) AS c, sum(f.amount) AS total, max(f.at) AS last FROM read_json(${factsPath}) f JOIN read_json(${namesPath}) n ON f.key = n.key GROUP BY 1 ORDER BY 1`,
@@ -364,7 +349,7 @@ async function warmUp(): Promise<void> {
     // A cold first query is slower, not wrong.
   } finally {
     for (const fd of fds) closeSync(fd);
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
   }
 }
 
