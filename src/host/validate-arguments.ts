@@ -9,9 +9,25 @@ import type { JsonSchema } from './tool.js';
  * every tool's schema was over a quarter of a `spillway call`'s start-up, for
  * tools that one call never uses.
  */
+/** spillway's own tools' schemas, which a test holds to JSON Schema's meta-schema (see {@link markOwnSchema}). */
+const ownSchemas = new WeakSet<object>();
+
+/**
+ * Marks a schema as spillway's own (a builtin tool's): it is compiled without first being
+ * checked against JSON Schema's meta-schema. Building ajv's meta-schema validator is
+ * ~40 ms of a `spillway call` here, for schemas test/host/lazy-schemas.test.ts has checked
+ * already; another server's or an embedder's schema is still checked.
+ */
+export function markOwnSchema(schema: JsonSchema): void {
+  ownSchemas.add(schema);
+}
+
+// verbose: errors carry parentSchema, so an unknown property can list the allowed ones.
+const ajvOptions = { allErrors: true, strict: false, validateFormats: false, verbose: true } as const;
+
 export class ArgumentValidator {
-  // verbose: errors carry parentSchema, so an unknown property can list the allowed ones.
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
+  private readonly ownAjv = new Ajv({ ...ajvOptions, validateSchema: false });
+  private checkedAjv: Ajv | undefined;
   private readonly schemas = new Map<string, JsonSchema>();
   /** A compiled validator, or null for a schema ajv could not compile (the tool is then not validated locally). */
   private readonly compiled = new Map<string, ValidateFunction | null>();
@@ -32,7 +48,7 @@ export class ArgumentValidator {
   /**
    * Compiles a tool's schema now instead of on its first call (a served host does this
    * for a tool whose first call should not wait: the first compile also builds ajv's own
-   * meta-schema, ~0.1–0.2 s here). A no-op for a tool already compiled or unknown.
+   * meta-schema for a schema not spillway's own, ~0.1–0.2 s here). A no-op for a tool already compiled or unknown.
    */
   prepare(tool: string): void {
     this.validatorOf(tool);
@@ -45,7 +61,8 @@ export class ArgumentValidator {
     if (schema === undefined) return undefined;
     const { $schema: _dialect, ...rest } = schema;
     try {
-      const validate = this.ajv.compile(rest);
+      const ajv = ownSchemas.has(schema) ? this.ownAjv : (this.checkedAjv ??= new Ajv(ajvOptions));
+      const validate = ajv.compile(rest);
       this.compiled.set(tool, validate);
       return validate;
     } catch (error) {

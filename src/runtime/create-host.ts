@@ -1,6 +1,7 @@
 import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { Host } from '../host/host.js';
+import { markOwnSchema } from '../host/validate-arguments.js';
 import type { ApprovalHandler } from '../host/tool.js';
 import { installDownloadLinks } from '../downloads/download-links.js';
 import { defaultKeyPrefix, openCoordinator } from '../coordination/open-coordinator.js';
@@ -101,7 +102,10 @@ export async function assembleHost(options: CreateHostOptions = {}): Promise<Ass
               await host.close();
               throw error;
             });
-    for (const tool of await builtinTools(host, { ...files, ...(jobs ?? {}) })) host.registerTool(tool);
+    for (const tool of await builtinTools(host, { ...files, ...(jobs ?? {}) })) {
+      markOwnSchema(tool.inputSchema);
+      host.registerTool(tool);
+    }
     for (const prompt of resultPrompts) host.prompts.register(prompt);
   }
   return { host, quota, ...(coordinator === undefined ? {} : { coordinator }), ...(expiryLog === undefined ? {} : { expiryLog }) };

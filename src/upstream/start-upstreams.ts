@@ -1,4 +1,5 @@
 import type { Host } from '../host/host.js';
+import { markOwnSchema } from '../host/validate-arguments.js';
 import { listUpstreamsTool } from '../tools/upstream/list-upstreams.js';
 import { upstreamGate } from './upstream-admission.js';
 import { UpstreamManager } from './upstream-manager.js';
@@ -24,7 +25,9 @@ export function startUpstreams(host: Host, options: StartUpstreamsOptions = {}):
     logger: host.logger.child({ component: 'upstreams' }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
   });
-  host.registerTool(listUpstreamsTool(manager));
+  const listTool = listUpstreamsTool(manager);
+  markOwnSchema(listTool.inputSchema);
+  host.registerTool(listTool);
   host.setHealthSource('upstreams', () => manager.health());
   host.onMissingTool((name) => manager.explainMissing(name));
   // Each configured upstream's queue shows in /healthz from the start (one added by a reload, from its first call).

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { open, mkdtemp, readFile, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { ensureDemoDatabase } from '../../src/demo/demo-database.js';
+import { ensureDemoDatabase, inspectDemoDatabase } from '../../src/demo/demo-database.js';
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'spillway-demo-'));
@@ -104,4 +104,32 @@ test('a corrupt, half-built or unfinished demo file is rebuilt', async (t) => {
   db.close();
   assert.equal(ensureDemoDatabase({ dir, rows: 3000, seed: 9 }).created, true);
   assert.equal(dump(file), expected);
+});
+
+test('quick_check reads the whole file only when it changed since its last check or build; damage in place is still found', async (t) => {
+  const dir = await tempDir(t);
+  const { file } = ensureDemoDatabase({ dir, rows: 3000, seed: 9 });
+  const expected = dump(file);
+  const quickChecked = () => {
+    const inspection = inspectDemoDatabase(file);
+    assert.equal(inspection.ok, true, inspection.reason);
+    return inspection.ok && inspection.quickChecked;
+  };
+  assert.equal(quickChecked(), false, 'a file this process just built is not read again');
+  const now = new Date();
+  await utimes(file, now, now);
+  assert.equal(quickChecked(), true, 'touched: checked');
+  assert.equal(quickChecked(), false, 'unchanged since that check');
+  await rm(`${file}.checked`);
+  assert.equal(quickChecked(), true, 'no record of a check: checked');
+
+  // A page in the middle overwritten, the size unchanged: found, and the file rebuilt.
+  const { size } = await stat(file);
+  const handle = await open(file, 'r+');
+  await handle.write(Buffer.alloc(4096, 0xa5), 0, 4096, Math.floor(size / 2 / 4096) * 4096);
+  await handle.close();
+  assert.equal((await stat(file)).size, size);
+  assert.equal(ensureDemoDatabase({ dir, rows: 3000, seed: 9 }).created, true);
+  assert.equal(dump(file), expected);
+  assert.equal(quickChecked(), false, 'rebuilt, so not read again');
 });

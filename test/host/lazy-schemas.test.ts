@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { ArgumentValidator } from '../../src/host/validate-arguments.js';
+import { Ajv } from 'ajv';
+import { ArgumentValidator, markOwnSchema } from '../../src/host/validate-arguments.js';
+import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { capturedLogger } from '../helpers/captured-logger.js';
 import { tempHost } from '../helpers/temp-host.js';
 
@@ -73,4 +75,35 @@ test('prepare compiles a schema ahead of its first call (a served host does so f
   const result = await env.host.execute({ name: 'dialect', arguments: { a: 1 } }, { conversationId: 'c1' });
   assert.equal(result.isError, false, result.text);
   assert.equal(lines.filter((line) => line.msg.includes('cannot be compiled')).length, 1);
+});
+
+test("spillway's own tool schemas are valid JSON Schema (so they are compiled without ajv's meta-schema check); any other schema is still checked", async (t) => {
+  const env = await tempHost();
+  t.after(() => env.cleanup());
+  await startUpstreams(env.host).settled();
+  const tools = env.host.listTools();
+  assert.ok(tools.length >= 15 && tools.some((tool) => tool.name === 'list_upstreams'), tools.map((tool) => tool.name).join(', '));
+  const metaCheck = new Ajv({ strict: false });
+  for (const tool of tools) {
+    const { $schema: _dialect, ...schema } = tool.inputSchema;
+    assert.equal(metaCheck.validateSchema(schema), true, `${tool.name}: ${metaCheck.errorsText(metaCheck.errors)}`);
+  }
+
+  // A schema ajv compiles but JSON Schema does not allow (required must be an array): refused when it is not
+  // spillway's own, so the tool runs without a local check rather than with a wrong one.
+  const problems: string[] = [];
+  const validator = new ArgumentValidator((tool, problem) => problems.push(`${tool}: ${problem}`));
+  const invalid = { type: 'object' as const, properties: { n: { type: 'integer' } }, required: 'n' };
+  validator.register('foreign', invalid);
+  validator.validate('foreign', {});
+  assert.equal(problems.length, 1, 'the meta-schema check refused it');
+  assert.match(problems[0] ?? '', /^foreign: .*required/);
+  const own = { type: 'object' as const, properties: { n: { type: 'integer' } }, required: ['n'] };
+  markOwnSchema(own);
+  validator.register('own', own);
+  assert.throws(
+    () => validator.validate('own', {}),
+    (error: Error & { code?: string }) => error.code === 'INVALID_ARGUMENTS',
+  );
+  assert.equal(problems.length, 1);
 });
