@@ -18,6 +18,7 @@ import { benchConfig } from './bench-setup.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 
 const fixture = path.join(packageRoot, 'dist', 'test', 'fixtures', 'recording-upstream.js');
+const floorServer = path.join(packageRoot, 'dist', 'bench', 'http-floor-server.js');
 const spillwayBin = path.join(packageRoot, 'bin', 'spillway.js');
 
 export default async function delegationBench(): Promise<void> {
@@ -79,6 +80,58 @@ async function inProcessSpill(dir: string, text: string, rounds: number): Promis
 }
 
 /** Resolves once the client lists `name`: spillway serves before its upstreams connect, and announces their tools with tools/list_changed. */
+/** An SDK client over Streamable HTTP to bench/http-floor-server.ts (`raw` or `sdk`) in a process of its own. */
+async function connectFloor(kind: 'raw' | 'sdk'): Promise<{ client: Client; child: ChildProcess }> {
+  const child = spawn(process.execPath, [floorServer, kind], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8').trim()));
+    child.once('exit', (code) => reject(new Error(`the ${kind} floor server exited (${code})`)));
+  });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  return { client, child };
+}
+
+/**
+ * What an HTTP hop costs before spillway does anything: the same SDK client calling a tool
+ * that answers ~500 characters over stdio (the recording upstream, `direct`), over HTTP to a
+ * responder that only answers, and over HTTP to a bare SDK McpServer. Alternating rounds, medians.
+ */
+async function httpFloor(direct: Client): Promise<void> {
+  const floors = [await connectFloor('raw'), await connectFloor('sdk')];
+  const rounds = 300;
+  const times: number[][] = [[], [], []];
+  try {
+    for (let round = -30; round < rounds; round += 1) {
+      const calls = [
+        () => direct.callTool({ name: 'big', arguments: { mb: 0.0005 } }),
+        ...floors.map(
+          ({ client }) =>
+            () =>
+              client.callTool({ name: 'echo', arguments: {} }),
+        ),
+      ];
+      for (const [index, call] of calls.entries()) {
+        const started = performance.now();
+        await call();
+        if (round >= 0) times[index]?.push(performance.now() - started);
+      }
+    }
+  } finally {
+    for (const floor of floors) {
+      await floor.client.close();
+      floor.child.kill();
+    }
+  }
+  const [stdio, raw, sdk] = times.map(median) as [number, number, number];
+  console.log(`
+The floor of one call (~500 characters back, ${rounds} alternating rounds, medians), the same SDK client each time:`);
+  console.log('\n| server | ms | over stdio |\n|---|---:|---:|');
+  console.log(`| the upstream fixture over stdio | ${stdio.toFixed(2)} | |`);
+  console.log(`| a responder that only answers, over HTTP | ${raw.toFixed(2)} | +${(raw - stdio).toFixed(2)} |`);
+  console.log(`| a bare SDK McpServer over Streamable HTTP | ${sdk.toFixed(2)} | +${(sdk - stdio).toFixed(2)} |`);
+}
+
 async function untilTool(client: Client, name: string): Promise<void> {
   let changed = () => undefined as void;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
@@ -158,6 +211,7 @@ async function proxyOverhead(): Promise<void> {
     console.log(
       `\nThe same 2 KB result (${text.length} characters) in-process (host.execute, 200 rounds): spilled ${local.spill.toFixed(2)} ms, inline ${local.inline.toFixed(2)} ms (the spill adds ${(local.spill - local.inline).toFixed(2)} ms).`,
     );
+    await httpFloor(direct);
   } finally {
     await Promise.all([direct.close(), proxied.close(), served.client.close()]);
     served.child.kill();
