@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { csvCell, csvLine } from './csv-cells.js';
 import { csvLineIn, type CsvDialect } from './csv-dialect.js';
 import { ByteSink } from './csv-byte-sink.js';
-import { arrangeLines, copyArranged } from './sorted-lines.js';
+import { copySortedLines } from './sorted-lines.js';
 import { JsonlLineScanner, slotType } from './jsonl-line-scanner.js';
 import { kindOf, mixedColumnsOf } from '../selection/cell-kinds.js';
 import { project, type SelectionProgress, type SelectionStats } from '../selection/select-rows.js';
@@ -20,8 +20,11 @@ export interface CsvFromJsonlOptions {
   columns: OutputColumn[];
   dialect: CsvDialect;
   bom: boolean;
-  /** Writes a block of finished bytes (waits for the stream's drain). */
-  write: (block: Buffer) => Promise<void>;
+  /**
+   * Writes a block of finished bytes (waits for the stream's drain). `written`, when the
+   * writer calls it, says the block's memory is free again: it is refilled for a later block.
+   */
+  write: (block: Buffer, written?: () => void) => Promise<void>;
   onProgress?: (progress: SelectionProgress) => void;
   /** Only the rows of these bytes, without the header (one segment of a split export). */
   segment?: { from: number; to: number };
@@ -67,7 +70,7 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
   out.endRow();
   const drain = async () => {
     if (out.ready.length === 0) return;
-    for (const block of out.flush()) await options.write(block);
+    for (const block of out.flush()) await options.write(block, () => out.recycle(block));
   };
 
   // The current line: scanned (fast) or parsed (`parsed` holds its values by field).
@@ -249,30 +252,23 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
     keys.length = 0;
     const end = Math.min(total, start + count);
     const storedKinds = rowKindStore.values();
-    const arranged = arrangeLines({
-      order,
-      from: start,
-      to: end,
-      blocks,
-      lines: lines.values(),
-      ...(everyRow
-        ? {}
-        : {
-            onLine: (row: number) => {
-              for (let column = 0; column < width; column += 1) kinds[column] = (kinds[column] as number) | (storedKinds[row * width + column] as number);
-            },
-          }),
-    });
-    blocks.length = 0;
-    for (let position = 0; position < arranged.offsets.length;) {
-      const next = copyArranged(out, arranged, position);
+    const lineTable = lines.values();
+    // Kinds of the rows written, when a range keeps only some of them (else tracked while reading).
+    const onRow = everyRow
+      ? undefined
+      : (row: number) => {
+          for (let column = 0; column < width; column += 1) kinds[column] = (kinds[column] as number) | (storedKinds[row * width + column] as number);
+        };
+    for (let position = start; position < end;) {
+      const next = copySortedLines(out, { order, from: position, to: end, blocks, lines: lineTable, onRow });
       stats.rows += next - position;
       position = next;
       progress('writing');
       await drain();
     }
+    blocks.length = 0;
   }
-  for (const block of out.flush()) await options.write(block);
+  for (const block of out.flush()) await options.write(block, () => out.recycle(block));
   options.onKinds?.(kinds);
   stats.rangePastEnd = selection.range !== undefined && stats.sourceRows !== undefined && start >= stats.sourceRows && stats.sourceRows > 0;
   stats.mixedColumns = mixedColumnsOf(columns, kinds);

@@ -34,7 +34,9 @@ export async function writeCsvSplit(task: TableTask, progress: (message: Progres
     if (worthSplitting(task.selection, source.bytes, plan)) {
       const output = await openOutput(task.output);
       const stream = output.pending.stream;
-      const stats = await segmentedCsv({ ...base, location: task.source, plan, write: (block) => writeChunk(stream, block) }).catch(() => undefined);
+      const stats = await segmentedCsv({ ...base, location: task.source, plan, write: (block, written) => writeChunk(stream, block, written) }).catch(
+        () => undefined,
+      );
       plan.onOutcome?.(stats === undefined ? 'one thread' : 'split');
       if (stats !== undefined) {
         const written = await output.commit();
@@ -46,7 +48,7 @@ export async function writeCsvSplit(task: TableTask, progress: (message: Progres
     const output = await openOutput(task.output);
     try {
       const stream = output.pending.stream;
-      const stats = await csvFromJsonl({ ...base, write: (block) => writeChunk(stream, block) });
+      const stats = await csvFromJsonl({ ...base, write: (block, written) => writeChunk(stream, block, written) });
       const written = await output.commit();
       return { ...written, rows: stats.rows, columns, stats, notes: await digitCodesNotes(task, stats.rows) };
     } catch (error) {

@@ -55,8 +55,13 @@ async function described(written: string, finalPath: string): Promise<{ path: st
 }
 
 /** Writes to a stream, waiting for 'drain' when its buffer is full (the stream's error rejects). */
-export async function writeChunk(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean }, chunk: string | Uint8Array): Promise<void> {
-  if (stream.write(chunk)) return;
+export async function writeChunk(
+  stream: NodeJS.WritableStream & { writableNeedDrain?: boolean },
+  chunk: string | Uint8Array,
+  /** Told once the stream no longer holds `chunk` (its bytes reached the file, or the write failed). */
+  written?: () => void,
+): Promise<void> {
+  if (stream.write(chunk, written === undefined ? undefined : () => written())) return;
   await waitForDrain(stream);
 }
 
