@@ -4,7 +4,6 @@ import type { Config } from '../config/schema.js';
 import type { ConversationSandbox } from '../sandbox/index.js';
 import type { ChartRenderer } from './chart-renderer.js';
 import { readChartRows } from './chart-rows.js';
-import { checkChartSpec } from './check-spec.js';
 import type { ChartImages } from './render-chart.js';
 
 export interface DrawChartInput {
@@ -26,6 +25,9 @@ export interface DrawChartInput {
 export async function drawChart(input: DrawChartInput): Promise<{ rows: number; images: ChartImages }> {
   const { engine, sandbox, config, selection } = input;
   const { maxMarks, timeoutMs, scale, maxPixels } = config.charts;
+  // Loaded with the first chart: its expression parser (vega-expression and vega-util, ~50
+  // modules) stays off the start of a `spillway call` or `serve` that draws none.
+  const { checkChartSpec } = await import('./check-spec.js');
   const spec = checkChartSpec(input.spec, { maxPixels, scale });
   const rows = await readChartRows({ engine, sandbox, config, selection, ...(input.signal === undefined ? {} : { signal: input.signal }) });
   const images = await input.pool.render(
