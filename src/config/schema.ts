@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../util/type-builder.js';
 import { sandboxSchema, dataSchema, demoSchema, watchSchema, logSchema } from './sections/basics.js';
 import { serverSchema, serverAuth, bearerToken } from './sections/server.js';
 import { spillSchema, inlineSchema, errorsSchema, rereadSchema, resourcesSchema, argsSchema, drawTableSchema, spillToolOverride } from './sections/spill.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../util/type-builder.js';
 import { defineTool } from '../host/define-tool.js';
 import { formatCount } from '../util/format.js';
 

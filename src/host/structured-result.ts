@@ -1,4 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { Type } from '../util/type-builder.js';
 import { isRetryable, type ErrorCode } from '../errors.js';
 import { toSpillMeta, type ScreeningCounts, type SpillMeta } from '../spill/spill-ref.js';
 import type { ExecuteResult } from './host.js';

@@ -1,4 +1,5 @@
-import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import type { SchemaOptions, Static, TSchema, TUnsafe } from '@sinclair/typebox';
+import { Type } from './type-builder.js';
 
 // TypeBox writes a union as `anyOf` of `const`s and a record as
 // `patternProperties`. These three builders keep the JSON Schema keywords our

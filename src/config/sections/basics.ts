@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { enumOf } from '../../util/schema-builders.js';
 import { integerKey, section } from './parts.js';
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { closed, integerKey } from './parts.js';
 
 /** Configuration keys for a fleet: replicas that share a sandbox volume and a Redis. */

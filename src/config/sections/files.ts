@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { defaultFontFamily, fontFamilyPattern } from '../../util/font-family-name.js';
 import { integerKey, section } from './parts.js';
 

@@ -1,13 +1,5 @@
-import {
-  Type,
-  type IntegerOptions,
-  type ObjectOptions,
-  type SchemaOptions,
-  type TInteger,
-  type TLiteral,
-  type TObject,
-  type TProperties,
-} from '@sinclair/typebox';
+import type { IntegerOptions, ObjectOptions, SchemaOptions, TInteger, TLiteral, TObject, TProperties } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { enumOf, recordOf } from '../../util/schema-builders.js';
 
 /** Building blocks the configuration sections share. */

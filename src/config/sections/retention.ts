@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { integerKey, section } from './parts.js';
 
 /** Configuration keys for the retention sweep and the disk quota. */

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { oneOf } from '../../util/schema-builders.js';
 import { closed, integerKey, section, variant } from './parts.js';
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { recordOf } from '../../util/schema-builders.js';
 import { closed, integerKey, section } from './parts.js';
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { closed, integerKey } from './parts.js';
 
 /** Configuration keys for MCP tasks: long calls a client runs as task-augmented tools/call (2025-11-25). */

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { SpillwayError } from '../../errors.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { enumOf, oneOf } from '../../util/schema-builders.js';

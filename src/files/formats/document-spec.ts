@@ -1,4 +1,5 @@
-import { Type, type SchemaOptions } from '@sinclair/typebox';
+import type { SchemaOptions } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { SpillwayError } from '../../errors.js';
 import { isJsonObject } from '../../util/is-json-object.js';
 import { enumOf } from '../../util/schema-builders.js';

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 
 /** Output schemas of the analysis tools (the `result` of their structured content); query_files shares query_sql's. */
 export { querySqlOutput as queryFilesOutput } from '../sql/query-sql-output.js';

@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
 import type { ChartRenderer } from '../../charts/chart-renderer.js';
 import type { TableSelection } from '../../analysis/selection-sql.js';

@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { defineTool } from '../../host/define-tool.js';
 import type { FilesSqlEngine } from '../../analysis/files-sql-engine.js';
 import { dataFilePattern } from '../../analysis/data-files.js';

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { SpillwayError } from '../../errors.js';
 import { defineTool } from '../../host/define-tool.js';
 import { findSecretsInValue } from '../../screening/index.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { defineTool } from '../../host/define-tool.js';
 import type { ToolContext } from '../../host/tool.js';
 import { describeAttachment } from '../../outputs/attachments.js';

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 
 /** Output schemas of the file-building tools (the `result` of their structured content). */
 

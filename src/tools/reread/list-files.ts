@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { defineTool } from '../../host/define-tool.js';
 import { isTempName, PinnedFolder, readSidecar } from '../../sandbox/index.js';
 import { conversationFolders, expiringFolders, metadataSuffix, type ConversationFolder } from '../../sandbox/layout.js';

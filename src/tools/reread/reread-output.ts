@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 
 /** Output schemas of the reread tools (the `result` of their structured content). */
 export const readFileOutput = Type.String({ description: 'A header naming the file and the lines shown, then numbered lines ("  12→text").' });

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { SpillwayError } from '../../errors.js';
 import { defineTool } from '../../host/define-tool.js';
 import type { ToolContext } from '../../host/tool.js';

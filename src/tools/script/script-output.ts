@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 
 /** Output schemas of run_script and write_file (the `result` of their structured content). */
 export const runScriptOutput = Type.Object({

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 import { SpillwayError } from '../../errors.js';
 import { defineTool } from '../../host/define-tool.js';
 import type { ConversationFolder } from '../../sandbox/layout.js';

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 
 /** query_sql's value (the `result` of its structured content): counts and notes first, rows last. */
 export const querySqlOutput = Type.Object({

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../util/type-builder.js';
 
 /** list_upstreams' value (the `result` of its structured content). */
 export const listUpstreamsOutput = Type.Object({
