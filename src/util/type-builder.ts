@@ -17,36 +17,40 @@ type Builders = Pick<
 
 type Schema = Record<string | symbol, unknown>;
 
-/** Marks a property schema as optional (TypeBox's OptionalKind); JSON never shows it. */
-const optional = Symbol('spillway.optional');
+// TypeBox's own marks, from the global symbol registry: a schema made here is one TypeBox
+// recognises (TypeBox's Type.Object over properties made here makes the same `required`).
+const kind = Symbol.for('TypeBox.Kind');
+const optional = Symbol.for('TypeBox.Optional');
+
+const marked = (name: string, schema: object): Schema => ({ ...schema, [kind]: name });
 
 const builders = {
-  String: (options: object = {}) => ({ ...options, type: 'string' }),
-  Integer: (options: object = {}) => ({ ...options, type: 'integer' }),
-  Number: (options: object = {}) => ({ ...options, type: 'number' }),
-  Boolean: (options: object = {}) => ({ ...options, type: 'boolean' }),
-  Null: (options: object = {}) => ({ ...options, type: 'null' }),
-  Unknown: (options: object = {}) => ({ ...options }),
-  Unsafe: (options: object = {}) => ({ ...options }),
-  Literal: (value: string | number | boolean, options: object = {}) => ({ ...options, const: value, type: typeof value }),
-  Array: (items: Schema, options: object = {}) => ({ ...options, type: 'array', items }),
+  String: (options: object = {}) => marked('String', { ...options, type: 'string' }),
+  Integer: (options: object = {}) => marked('Integer', { ...options, type: 'integer' }),
+  Number: (options: object = {}) => marked('Number', { ...options, type: 'number' }),
+  Boolean: (options: object = {}) => marked('Boolean', { ...options, type: 'boolean' }),
+  Null: (options: object = {}) => marked('Null', { ...options, type: 'null' }),
+  Unknown: (options: object = {}) => marked('Unknown', { ...options }),
+  Unsafe: (options: object = {}) => marked('Unsafe', { ...options }),
+  Literal: (value: string | number | boolean, options: object = {}) => marked('Literal', { ...options, const: value, type: typeof value }),
+  Array: (items: Schema, options: object = {}) => marked('Array', { ...options, type: 'array', items }),
   Union: (types: Schema[], options: object = {}) => {
-    if (types.length === 0) return { ...options, not: {} };
-    return types.length === 1 ? { ...options, ...types[0] } : { ...options, anyOf: types };
+    if (types.length === 0) return marked('Never', { ...options, not: {} });
+    return types.length === 1 ? { ...options, ...types[0] } : marked('Union', { ...options, anyOf: types });
   },
   Object: (properties: Record<string, Schema>, options: object = {}) => {
-    const required = Object.keys(properties).filter((key) => properties[key]?.[optional] !== true);
-    return required.length > 0 ? { ...options, type: 'object', required, properties } : { ...options, type: 'object', properties };
+    const required = Object.keys(properties).filter((key) => properties[key]?.[optional] !== 'Optional');
+    return marked('Object', required.length > 0 ? { ...options, type: 'object', required, properties } : { ...options, type: 'object', properties });
   },
   Optional: (schema: Schema, enable = true) => {
     const { [optional]: _was, ...rest } = schema;
-    return enable ? { ...rest, [optional]: true } : rest;
+    return enable ? { ...rest, [optional]: 'Optional' } : rest;
   },
   Record: (key: Schema, value: Schema, options: object = {}) => {
     // TypeBox's pattern for a plain string key; the only kind of key spillway's schemas use.
     if (key.type !== 'string' || key.pattern !== undefined || key.format !== undefined)
       throw new Error('Type.Record: only a plain Type.String() key is supported');
-    return { ...options, type: 'object', patternProperties: { '^(.*)$': value } };
+    return marked('Record', { ...options, type: 'object', patternProperties: { '^(.*)$': value } });
   },
 };
 

@@ -85,6 +85,12 @@ test('Optional twice is optional once, and Optional(schema, false) is required a
   }
 });
 
+test("TypeBox recognises the schemas made here: its Type.Object over their properties makes the same 'required'", () => {
+  const mixed = TypeBox.Object({ a: Type.Optional(Type.String()), b: Type.Integer(), c: Type.Optional(Type.Array(Type.String())) });
+  const pure = TypeBox.Object({ a: TypeBox.Optional(TypeBox.String()), b: TypeBox.Integer(), c: TypeBox.Optional(TypeBox.Array(TypeBox.String())) });
+  assert.equal(JSON.stringify(mixed), JSON.stringify(pure));
+});
+
 test('a Record key other than a plain string is refused at once (spillway never builds one)', () => {
   assert.throws(() => Type.Record(Type.String({ pattern: '^a' }), Type.Integer()), /plain Type.String\(\) key/);
 });

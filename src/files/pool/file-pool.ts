@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { SpillwayError } from '../../errors.js';
 import type { Logger } from '../../log/logger.js';
 import { AdmissionGate, poolLimits } from '../../util/admission-gate.js';
@@ -92,14 +92,22 @@ export class FilePool {
     }
   }
 
-  private async runAdmitted<R>(kind: WorkerKind, task: object, options: RunOptions): Promise<R> {
+  /** piscina is loaded with the first file task: a `spillway call` that builds no file never loads it (~12 ms). */
+  private async startedPool(): Promise<Piscina> {
+    if (this.pool !== undefined) return this.pool;
+    const { Piscina } = await import('piscina');
     if (this.closed) throw new SpillwayError('WORKER_FAILED', 'The file-building workers are shut down (the host is closing).');
-    const pool = (this.pool ??= new Piscina({
+    return (this.pool ??= new Piscina({
       maxThreads: this.threads,
       minThreads: 0,
       idleTimeout: 30_000,
       maxQueue: this.options.maxQueue,
     }));
+  }
+
+  private async runAdmitted<R>(kind: WorkerKind, task: object, options: RunOptions): Promise<R> {
+    if (this.closed) throw new SpillwayError('WORKER_FAILED', 'The file-building workers are shut down (the host is closing).');
+    const pool = await this.startedPool();
     const deadline = deadlineSignal(options.signal, this.options.taskTimeoutMs);
     const signal = deadline.signal;
     let channel: MessageChannel | undefined;
