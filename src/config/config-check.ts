@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type Options, type ValidateFunction } from 'ajv';
+import type { Options, ValidateFunction } from 'ajv';
+import { lazyAjv } from '../util/lazy-ajv.js';
+import { schemaDigest } from '../util/schema-digest.js';
 
 /** Does a candidate configuration match the schema (no error details: those come from {@link explainingValidator}). */
 export type ConfigCheck = (candidate: unknown) => boolean;
@@ -10,10 +11,7 @@ export type ConfigCheck = (candidate: unknown) => boolean;
 /** The options both the build-time and the run-time check compile with, so the two accept the same values. */
 export const checkOptions: Options = { strict: false, allErrors: false };
 
-/** A digest of the schema's JSON: the build-time check is used only for the schema it was compiled from. */
-export function schemaDigest(schema: object): string {
-  return createHash('sha256').update(JSON.stringify(schema)).digest('hex');
-}
+export { schemaDigest } from '../util/schema-digest.js';
 
 // Beside this module in dist/src/config/, written by scripts/compile-config-check.mjs after tsc.
 const prebuiltFile = fileURLToPath(new URL('./config-check.cjs', import.meta.url));
@@ -28,7 +26,7 @@ interface Prebuilt {
  * schema (a start then compiles nothing), else one compiled now.
  */
 export function configCheck(schema: object): ConfigCheck {
-  return prebuiltConfigCheck(schema) ?? new Ajv(checkOptions).compile(schema);
+  return prebuiltConfigCheck(schema) ?? new (lazyAjv())(checkOptions).compile(schema);
 }
 
 /** The check compiled at build time, if there is one and it was compiled from this schema. */
@@ -41,5 +39,5 @@ export function prebuiltConfigCheck(schema: object): ConfigCheck | undefined {
 /** Compiled only when a configuration fails: every problem, with the schema beside each (for "allowed keys" hints). */
 export function explainingValidator(schema: object): ValidateFunction {
   // verbose: errors carry parentSchema, so an unknown key can list the allowed ones.
-  return new Ajv({ allErrors: true, strict: false, verbose: true }).compile(schema);
+  return new (lazyAjv())({ allErrors: true, strict: false, verbose: true }).compile(schema);
 }

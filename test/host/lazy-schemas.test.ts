@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { Ajv } from 'ajv';
+import fc from 'fast-check';
+import { prebuiltToolCheck } from '../../src/host/prebuilt-tool-checks.js';
 import { ArgumentValidator, markOwnSchema } from '../../src/host/validate-arguments.js';
 import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { capturedLogger } from '../helpers/captured-logger.js';
@@ -106,4 +108,39 @@ test("spillway's own tool schemas are valid JSON Schema (so they are compiled wi
     (error: Error & { code?: string }) => error.code === 'INVALID_ARGUMENTS',
   );
   assert.equal(problems.length, 1);
+});
+
+test('every builtin tool has an argument check compiled at build time, and it accepts and refuses what ajv compiled now does (property)', async (t) => {
+  const env = await tempHost();
+  t.after(() => env.cleanup());
+  await startUpstreams(env.host).settled();
+  const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
+  const tools = env.host.listTools();
+  for (const tool of tools) {
+    const { $schema: _dialect, ...schema } = tool.inputSchema;
+    const prebuilt = prebuiltToolCheck(schema);
+    assert.ok(prebuilt !== undefined, `${tool.name}: no prebuilt check (is dist/src/host/tool-checks/ stale? run the build)`);
+    const compiled = ajv.compile(schema);
+    // Objects with the tool's own keys, of any values, and anything at all.
+    const keys = Object.keys((schema as { properties?: object }).properties ?? {});
+    const argsLike = fc.oneof(
+      fc.dictionary(keys.length > 0 ? fc.constantFrom(...keys) : fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    fc.assert(
+      fc.property(argsLike, (args) => prebuilt(args) === compiled(args)),
+      { numRuns: 150 },
+    );
+  }
+});
+
+test('a builtin tool whose arguments fail its prebuilt check is told every problem, as from a compiled check', async (t) => {
+  const env = await tempHost();
+  t.after(() => env.cleanup());
+  const result = await env.host.execute({ name: 'export_table', arguments: { source: 3, format: 'csvx', extra: true } }, { conversationId: 'c1' });
+  assert.equal(result.isError, true);
+  assert.equal(result.error?.code, 'INVALID_ARGUMENTS');
+  assert.match(result.text, /source/);
+  assert.match(result.text, /format/);
+  assert.match(result.text, /extra/);
 });
