@@ -1,12 +1,10 @@
 // Runs after `tsc` in `npm run build` and `npm run build:test`: compiles the argument schema
 // of every builtin tool once, with ajv's standalone code generation, into
-// dist/src/host/tool-checks/, one file per schema named by the schema's digest (a call
-// loads only its own tool's check). A call to a
-// builtin tool then loads a ready check instead of loading ajv and compiling (~50 ms of a
-// `spillway call`); src/host/prebuilt-tool-checks.ts uses a check only for the exact schema
-// it was compiled from (a configuration that changes a schema gets a run-time compile).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// dist/src/host/tool-checks/, one file per schema named by the schema's digest. A call to a
+// builtin tool then loads its own tool's ready check instead of loading ajv and compiling
+// (~25 ms of a `spillway call`); src/host/prebuilt-tool-checks.ts uses a check only for the
+// exact schema it was compiled from (a configuration that changes a schema gets a run-time compile).
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -15,32 +13,14 @@ const dist = (file) => pathToFileURL(path.join(root, 'dist', 'src', file)).href;
 const folder = path.join(root, 'dist', 'src', 'host', 'tool-checks');
 const stamp = path.join(folder, 'schemas.digest');
 
-const { loadConfig } = await import(dist('config/load-config.js'));
-const { createHost } = await import(dist('runtime/create-host.js'));
-const { startUpstreams } = await import(dist('upstream/start-upstreams.js'));
+const { builtinToolDefinitions } = await import(dist('runtime/builtin-tool-listing.js'));
 const { prebuiltCheckName, prebuiltCheckOptions } = await import(dist('host/prebuilt-tool-checks.js'));
 const { schemaDigest } = await import(dist('util/schema-digest.js'));
 
-// The builtin tools as a default host registers them (list_upstreams comes with the upstreams).
-const scratch = mkdtempSync(path.join(tmpdir(), 'spillway-tool-checks-'));
 const schemas = new Map();
-try {
-  const config = loadConfig({
-    env: {},
-    overrides: { sandbox: { root: path.join(scratch, 'sandbox') }, data: { dir: path.join(scratch, 'data') }, log: { level: 'silent' } },
-  });
-  const host = await createHost({ config });
-  try {
-    await startUpstreams(host).settled();
-    for (const tool of host.listTools()) {
-      const { $schema: _dialect, ...schema } = tool.inputSchema;
-      schemas.set(prebuiltCheckName(schema), schema);
-    }
-  } finally {
-    await host.close();
-  }
-} finally {
-  rmSync(scratch, { recursive: true, force: true });
+for (const tool of await builtinToolDefinitions()) {
+  const { $schema: _dialect, ...schema } = tool.inputSchema;
+  schemas.set(prebuiltCheckName(schema), schema);
 }
 
 const digest = schemaDigest([...schemas.keys()].sort());

@@ -1,13 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { configSchemaFile, defaultConfigFile, loadConfig } from '../../src/config/load-config.js';
+import { configSchemaFile, defaultConfigFile } from '../../src/config/load-config.js';
 import { packageRoot } from '../../src/config/package-root.js';
 import { configSchema } from '../../src/config/schema.js';
 import { defaultsOf } from '../../src/config/schema-defaults.js';
-import { createHost } from '../../src/runtime/create-host.js';
-import { startUpstreams } from '../../src/upstream/start-upstreams.js';
-import type { ListedTool } from '../../src/host/tool.js';
+import { builtinToolDefinitions } from '../../src/runtime/builtin-tool-listing.js';
 import { renderConfigurationReference } from './render-configuration-reference.js';
 import { renderToolReference } from './render-tool-reference.js';
 
@@ -17,29 +13,7 @@ export interface GeneratedDoc {
   content: string;
 }
 
-/**
- * The built-in tools exactly as `spillway serve` with the default configuration
- * offers them (in a throwaway sandbox, so nothing real is touched).
- */
-export async function builtinToolDefinitions(): Promise<ListedTool[]> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'spillway-docs-'));
-  try {
-    const config = loadConfig({
-      env: {},
-      overrides: { sandbox: { root: path.join(dir, 'sandbox') }, data: { dir: path.join(dir, 'data') }, log: { level: 'silent' } },
-    });
-    const host = await createHost({ config });
-    try {
-      // As `spillway serve` offers them: list_upstreams comes with the upstream manager, configured upstreams or not.
-      startUpstreams(host);
-      return host.listTools();
-    } finally {
-      await host.close();
-    }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+export { builtinToolDefinitions };
 
 /** A JSON file as committed: two-space indent, final newline (TypeBox's symbol keys are dropped). */
 function jsonFile(value: unknown): string {
