@@ -4,7 +4,7 @@
 // builtin tool then loads its own tool's ready check instead of loading ajv and compiling
 // (~25 ms of a `spillway call`); src/host/prebuilt-tool-checks.ts uses a check only for the
 // exact schema it was compiled from (a configuration that changes a schema gets a run-time compile).
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -12,6 +12,20 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (file) => pathToFileURL(path.join(root, 'dist', 'src', file)).href;
 const folder = path.join(root, 'dist', 'src', 'host', 'tool-checks');
 const stamp = path.join(folder, 'schemas.digest');
+
+/** The newest compiled module under dist/src (the checks' own folder aside). */
+function newestModuleMs(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = full === folder ? newest : Math.max(newest, newestModuleMs(full));
+    else if (entry.name.endsWith('.js')) newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+// Nothing compiled since the checks were last made (`npm start` on an unchanged tree): nothing to do, and no host to make.
+if (existsSync(stamp) && statSync(stamp).mtimeMs >= newestModuleMs(path.join(root, 'dist', 'src'))) process.exit(0);
 
 const { builtinToolDefinitions } = await import(dist('runtime/builtin-tool-listing.js'));
 const { prebuiltCheckName, prebuiltCheckOptions } = await import(dist('host/prebuilt-tool-checks.js'));
@@ -24,7 +38,10 @@ for (const tool of await builtinToolDefinitions()) {
 }
 
 const digest = schemaDigest([...schemas.keys()].sort());
-if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) process.exit(0);
+if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) {
+  writeFileSync(stamp, digest); // newer than the modules just compiled: the next build skips the host
+  process.exit(0);
+}
 
 const { Ajv } = await import('ajv');
 const standaloneCode = (await import('ajv/dist/standalone/index.js')).default.default;
