@@ -17,7 +17,8 @@ const openTmpFile = 0o20000000 | (constants.O_DIRECTORY ?? 0) | constants.O_RDWR
  * Linux, when the warm-up is done).
  */
 export function warmUpFiles(contents: [string, string], fds: number[]): { paths: string[]; folder?: string } {
-  if (existsSync('/proc/self/fd')) {
+  const byDescriptor = existsSync('/proc/self/fd');
+  if (byDescriptor) {
     try {
       for (const text of contents) {
         const fd = openSync(tmpdir(), openTmpFile, 0o600);
@@ -35,7 +36,7 @@ export function warmUpFiles(contents: [string, string], fds: number[]): { paths:
     writeFileSync(file, contents[index]!);
     fds.push(openSync(file, 'r+'));
   });
-  if (!existsSync('/proc/self/fd')) return { paths, folder };
+  if (!byDescriptor) return { paths, folder };
   // Open, they are read by descriptor: the folder goes at once, before the padding is written.
   rmSync(folder, { recursive: true, force: true });
   return { paths: fds.map((fd) => `/proc/self/fd/${fd}`) };

@@ -101,9 +101,10 @@ export function inspectDemoDatabase(file: string): Inspection {
     if (meta.get('finished') !== 'yes') return { ok: false, reason: 'not finished' };
     const count = (db.prepare('SELECT count(*) AS n FROM transactions').get() as { n: number }).n;
     if (String(count) !== meta.get('transactions')) return { ok: false, reason: `holds ${count} transactions, its marker says ${meta.get('transactions')}` };
-    const quickChecked = !checkedAsIs(file);
+    // Taken before the check: a file changed while it is read is read again next time.
+    const identity = identityOf(file);
+    const quickChecked = !checkedAs(file, identity);
     if (quickChecked) {
-      const identity = identityOf(file);
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') return { ok: false, reason: `quick_check: ${String(check)}` };
       recordChecked(file, identity);
@@ -131,9 +132,10 @@ function identityOf(file: string): string {
   return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
 }
 
-function checkedAsIs(file: string): boolean {
+/** Whether the stamp beside `file` records this identity. */
+function checkedAs(file: string, identity: string): boolean {
   try {
-    return readFileSync(checkedStampOf(file), 'utf8') === identityOf(file);
+    return readFileSync(checkedStampOf(file), 'utf8') === identity;
   } catch {
     return false;
   }

@@ -68,9 +68,11 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
   const out = new ByteSink(blockBytes);
   if (options.segment === undefined) out.text(csvHeader(columns, dialect, options.bom));
   out.endRow();
+  // The writer hands each block back once written: the sink refills it.
+  const writeOut = (block: Buffer) => options.write(block, () => out.recycle(block));
   const drain = async () => {
     if (out.ready.length === 0) return;
-    for (const block of out.flush()) await options.write(block, () => out.recycle(block));
+    for (const block of out.flush()) await writeOut(block);
   };
 
   // The current line: scanned (fast) or parsed (`parsed` holds its values by field).
@@ -268,7 +270,7 @@ export async function csvFromJsonl(options: CsvFromJsonlOptions): Promise<Select
     }
     blocks.length = 0;
   }
-  for (const block of out.flush()) await options.write(block, () => out.recycle(block));
+  for (const block of out.flush()) await writeOut(block);
   options.onKinds?.(kinds);
   stats.rangePastEnd = selection.range !== undefined && stats.sourceRows !== undefined && start >= stats.sourceRows && stats.sourceRows > 0;
   stats.mixedColumns = mixedColumnsOf(columns, kinds);
