@@ -9,6 +9,7 @@ import { ChartPool } from '../../src/charts/chart-pool.js';
 import { sanitizeSvg } from '../../src/charts/sanitize-svg.js';
 import { SpillwayError } from '../../src/errors.js';
 import { call, filesHost, spillRows } from '../files/helpers.js';
+import { describeProcess, processEnded } from '../helpers/process-ended.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 // Issue 20, "no single call can take the server down": each spec below once ended the whole
@@ -24,6 +25,8 @@ const rows = Array.from({ length: 60 }, (_, index) => ({
 }));
 const bar = { mark: 'bar', encoding: { x: { field: 'country', type: 'nominal' }, y: { aggregate: 'sum', field: 'hours', type: 'quantitative' } } };
 const gib = 1024 * 1024 * 1024;
+/** What a chart process's command line holds. */
+const chartChild = `workers${path.sep}chart.js`;
 
 /** Chart processes this test process started (children whose command line runs workers/chart.js). */
 function chartProcesses(): number[] {
@@ -34,21 +37,15 @@ function chartProcesses(): number[] {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
         const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return parent === process.pid && command.includes(`workers${path.sep}chart.js`) ? [Number(pid)] : [];
+        return parent === process.pid && command.includes(chartChild) ? [Number(pid)] : [];
       } catch {
         return [];
       }
     });
 }
 
-const gone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-};
+/** The chart process `pid` has ended (see processEnded: a zombie or a reused pid counts as ended). */
+const gone = (pid: number): boolean => processEnded(pid, chartChild);
 
 function deep(levels: number): unknown {
   let value: unknown = 1;
@@ -288,7 +285,12 @@ test('no chart process outlives the host, idle or in the middle of a chart', asy
 
 /** Resolves once the process is gone (the shared bounded condition wait; nothing is decided by time). */
 function untilGone(pid: number): Promise<void> {
-  return waitFor(() => gone(pid), `chart process ${pid} to exit`);
+  return waitFor(
+    () => gone(pid),
+    `chart process ${pid} to exit`,
+    undefined,
+    () => describeProcess(pid),
+  );
 }
 
 test('a chart process is reused while it stays small, ended when its RSS passed the bound after a call, and replaced when charts.memoryBytes changes', async (t) => {

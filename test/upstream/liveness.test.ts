@@ -12,6 +12,7 @@ import { startRuntime } from '../../src/runtime/start-runtime.js';
 import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { ManualTimers } from '../helpers/manual-timers.js';
 import { tempConfig, tempHost } from '../helpers/temp-host.js';
+import { describeProcess, processEnded } from '../helpers/process-ended.js';
 import { waitFor, waitForFile } from '../helpers/wait-for.js';
 import { faultyEntry, httpUpstream, untilStatus } from './upstream-fixtures.js';
 
@@ -60,14 +61,8 @@ async function liveHost(
   };
 }
 
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-}
+/** The fixture's process `pid` has ended (see processEnded: a zombie or a reused pid counts as ended). */
+const gone = (pid: number): boolean => processEnded(pid, 'faulty-upstream');
 
 test('an upstream that hangs before initialize does not hold up serving; it is reported connecting, then failed at the handshake deadline', async (t) => {
   const { env, manager, timers, pidOf, call } = await liveHost(t, 'hang-before-initialize');
@@ -91,7 +86,12 @@ test('an upstream that hangs before initialize does not hold up serving; it is r
   assert.equal(failed.state, 'reconnecting');
   assert.match(failed.lastError ?? '', /could not connect: no MCP handshake within 600000 ms \(upstream\.handshakeTimeoutMs\)/);
   assert.match(failed.lastError ?? '', /last stderr of f \(process \d+\) ---\nfaulty-upstream generation 1 started/);
-  await waitFor(() => gone(pid), 'the hanging process to be killed');
+  await waitFor(
+    () => gone(pid),
+    `the hanging process ${pid} to be killed`,
+    undefined,
+    () => describeProcess(pid),
+  );
   const after = (await (await fetch(healthz)).json()) as { upstreams: Record<string, { state: string; failures: number }> };
   assert.deepEqual([after.upstreams.f?.state, after.upstreams.f?.failures], ['reconnecting', 1]);
   // Back-off applies: the next attempt waits for its timer, then connects again (and hangs again).
@@ -158,7 +158,12 @@ test('a frozen upstream fails its idle pings and is restarted; meanwhile calls s
     /stopped answering and was restarted: it did not answer 2 pings in a row \(last: no answer to a ping within 600000 ms/,
   );
   assert.match(restarted.lastError ?? '', /generation 1 started/);
-  await waitFor(() => gone(first), 'the frozen process to be killed');
+  await waitFor(
+    () => gone(first),
+    `the frozen process ${first} to be killed`,
+    undefined,
+    () => describeProcess(first),
+  );
 
   await timers.fire('reconnect');
   await untilStatus(manager, 'f', (report) => report.state === 'connecting');
