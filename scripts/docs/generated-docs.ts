@@ -13,8 +13,6 @@ export interface GeneratedDoc {
   content: string;
 }
 
-export { builtinToolDefinitions };
-
 /** A JSON file as committed: two-space indent, final newline (TypeBox's symbol keys are dropped). */
 function jsonFile(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;

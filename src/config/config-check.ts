@@ -11,8 +11,6 @@ export type ConfigCheck = (candidate: unknown) => boolean;
 /** The options both the build-time and the run-time check compile with, so the two accept the same values. */
 export const checkOptions: Options = { strict: false, allErrors: false };
 
-export { schemaDigest } from '../util/schema-digest.js';
-
 // Beside this module in dist/src/config/, written by scripts/compile-config-check.mjs after tsc.
 const prebuiltFile = fileURLToPath(new URL('./config-check.cjs', import.meta.url));
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { defaultConfigFile } from '../../src/config/load-config.js';
 import { packageRoot } from '../../src/config/package-root.js';
-import { builtinToolDefinitions, generatedDocs } from '../../scripts/docs/generated-docs.js';
+import { generatedDocs } from '../../scripts/docs/generated-docs.js';
+import { builtinToolDefinitions } from '../../src/runtime/builtin-tool-listing.js';
 import { argumentRows, firstSentence } from '../../scripts/docs/render-tool-reference.js';
 
 test('the committed docs/tools.md, docs/configuration.md, config/schema.json and config/default.json are what the generator writes', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -9,8 +9,7 @@ import { ChartPool } from '../../src/charts/chart-pool.js';
 import { sanitizeSvg } from '../../src/charts/sanitize-svg.js';
 import { SpillwayError } from '../../src/errors.js';
 import { call, filesHost, spillRows } from '../files/helpers.js';
-import { describeProcess, processEnded } from '../helpers/process-ended.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { processEnded, procEntry, untilProcessEnded } from '../helpers/process-ended.js';
 
 // Issue 20, "no single call can take the server down": each spec below once ended the whole
 // server in V8's "heap out of memory" or resvg's native pixel buffer. Now each is refused before
@@ -32,16 +31,11 @@ const chartChild = `workers${path.sep}chart.js`;
 function chartProcesses(): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
-    .flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return parent === process.pid && command.includes(chartChild) ? [Number(pid)] : [];
-      } catch {
-        return [];
-      }
-    });
+    .filter((pid) => {
+      const entry = procEntry(pid);
+      return entry !== undefined && entry.parent === process.pid && entry.commandLine.includes(chartChild);
+    })
+    .map(Number);
 }
 
 /** The chart process `pid` has ended (see processEnded: a zombie or a reused pid counts as ended). */
@@ -285,12 +279,7 @@ test('no chart process outlives the host, idle or in the middle of a chart', asy
 
 /** Resolves once the process is gone (the shared bounded condition wait; nothing is decided by time). */
 function untilGone(pid: number): Promise<void> {
-  return waitFor(
-    () => gone(pid),
-    `chart process ${pid} to exit`,
-    undefined,
-    () => describeProcess(pid),
-  );
+  return untilProcessEnded(pid, chartChild, 'a chart process');
 }
 
 test('a chart process is reused while it stays small, ended when its RSS passed the bound after a call, and replaced when charts.memoryBytes changes', async (t) => {

@@ -12,8 +12,8 @@ import { startRuntime } from '../../src/runtime/start-runtime.js';
 import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { ManualTimers } from '../helpers/manual-timers.js';
 import { tempConfig, tempHost } from '../helpers/temp-host.js';
-import { describeProcess, processEnded } from '../helpers/process-ended.js';
-import { waitFor, waitForFile } from '../helpers/wait-for.js';
+import { untilProcessEnded } from '../helpers/process-ended.js';
+import { waitForFile } from '../helpers/wait-for.js';
 import { faultyEntry, httpUpstream, untilStatus } from './upstream-fixtures.js';
 
 // Liveness of upstream MCP servers, against real child processes (test/fixtures/faulty-upstream.ts).
@@ -61,9 +61,6 @@ async function liveHost(
   };
 }
 
-/** The fixture's process `pid` has ended (see processEnded: a zombie or a reused pid counts as ended). */
-const gone = (pid: number): boolean => processEnded(pid, 'faulty-upstream');
-
 test('an upstream that hangs before initialize does not hold up serving; it is reported connecting, then failed at the handshake deadline', async (t) => {
   const { env, manager, timers, pidOf, call } = await liveHost(t, 'hang-before-initialize');
   // startUpstreams has returned while the handshake is pending, and its deadline shows already
@@ -86,12 +83,7 @@ test('an upstream that hangs before initialize does not hold up serving; it is r
   assert.equal(failed.state, 'reconnecting');
   assert.match(failed.lastError ?? '', /could not connect: no MCP handshake within 600000 ms \(upstream\.handshakeTimeoutMs\)/);
   assert.match(failed.lastError ?? '', /last stderr of f \(process \d+\) ---\nfaulty-upstream generation 1 started/);
-  await waitFor(
-    () => gone(pid),
-    `the hanging process ${pid} to be killed`,
-    undefined,
-    () => describeProcess(pid),
-  );
+  await untilProcessEnded(pid, 'faulty-upstream', 'the hanging upstream');
   const after = (await (await fetch(healthz)).json()) as { upstreams: Record<string, { state: string; failures: number }> };
   assert.deepEqual([after.upstreams.f?.state, after.upstreams.f?.failures], ['reconnecting', 1]);
   // Back-off applies: the next attempt waits for its timer, then connects again (and hangs again).
@@ -158,12 +150,7 @@ test('a frozen upstream fails its idle pings and is restarted; meanwhile calls s
     /stopped answering and was restarted: it did not answer 2 pings in a row \(last: no answer to a ping within 600000 ms/,
   );
   assert.match(restarted.lastError ?? '', /generation 1 started/);
-  await waitFor(
-    () => gone(first),
-    `the frozen process ${first} to be killed`,
-    undefined,
-    () => describeProcess(first),
-  );
+  await untilProcessEnded(first, 'faulty-upstream', 'the frozen upstream');
 
   await timers.fire('reconnect');
   await untilStatus(manager, 'f', (report) => report.state === 'connecting');
