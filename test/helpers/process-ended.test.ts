@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { childExit } from './child-process.js';
-import { describeProcess, processEnded } from './process-ended.js';
+import { describeProcess, procEntry, processEnded } from './process-ended.js';
 import { waitFor } from './wait-for.js';
 
 const sleeper = ['-e', 'setInterval(() => undefined, 60_000)', 'process-ended-probe'];
@@ -26,12 +26,22 @@ test('a running process has not ended; once killed and reaped it has, and /proc 
 });
 
 test('a process that is dead but not yet reaped (a zombie) has ended', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
-  // A shell that starts a child, stops it being reaped by waiting in `sleep` (exec'd, so
-  // nothing calls wait), and prints the child's pid: the child exits and stays a zombie.
-  const shell = spawn('sh', ['-c', '(exit 0) & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // A shell starts a child that waits for a line on the test's pipe, prints the child's pid
+  // and execs `sleep`, which never calls wait. The line is sent only once the exec has
+  // happened, so the shell cannot reap the child first: its exit leaves a zombie.
+  const script = 'exec 3<&0; (read line <&3) & echo $!; exec sleep 60';
+  const shell = spawn('sh', ['-c', script], { stdio: ['pipe', 'pipe', 'ignore'] });
   t.after(() => shell.kill('SIGKILL'));
   const pid = await new Promise<number>((resolve) => shell.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
-  // The child is a zombie once it has exited; its parent (`sleep`) never reaps it.
+  const shellPid = shell.pid as number;
+  await waitFor(
+    () => procEntry(shellPid)?.commandLine.startsWith('sleep') === true,
+    `the shell ${shellPid} to exec sleep`,
+    undefined,
+    () => describeProcess(shellPid),
+  );
+  assert.equal(processEnded(pid), false, 'the child is still waiting for its line');
+  shell.stdin.write('exit\n');
   await waitFor(
     () => describeProcess(pid).startsWith('state Z'),
     `the child ${pid} to become a zombie`,
