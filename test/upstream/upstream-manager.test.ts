@@ -7,6 +7,7 @@ import { startUpstreams } from '../../src/upstream/start-upstreams.js';
 import { UpstreamManager } from '../../src/upstream/upstream-manager.js';
 import { ManualTimers } from '../helpers/manual-timers.js';
 import { tempHost, type TempHost } from '../helpers/temp-host.js';
+import { untilProcessEnded } from '../helpers/process-ended.js';
 import { httpUpstream, recordingEntry, waitFor } from './upstream-fixtures.js';
 
 const conversationId = 'c1';
@@ -164,14 +165,7 @@ test('closing the host stops the upstream children', async (t) => {
   const pid = manager.reports()[0]?.pid;
   assert.ok(typeof pid === 'number');
   await env.host.close();
-  await waitFor(() => {
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch {
-      return true;
-    }
-  }, 'the child to exit');
+  await untilProcessEnded(pid, 'recording-upstream', 'the upstream child');
   assert.deepEqual((await readdir(recordDir)).sort(), ['starts.log']);
   assert.equal(manager.reports()[0]?.state, 'closed');
 });
