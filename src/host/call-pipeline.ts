@@ -11,6 +11,7 @@ import {
   type ConversationSandbox,
   type SandboxRoot,
 } from '../sandbox/index.js';
+import { screenMessage } from '../screening/index.js';
 import { presentResult, type SpillSettings } from '../spill/present-result.js';
 import { toScreeningCounts } from '../spill/spill-ref.js';
 import type { SpillNumbers } from '../spill/write-spill.js';
@@ -147,8 +148,11 @@ export async function runCall(host: CallPipelineHost, input: { call: ToolCall; c
   if (view.value !== undefined) result.value = view.value;
   const screening = view.screening === undefined ? undefined : toScreeningCounts(view.screening);
   if (screening !== undefined) result.screening = screening;
-  if (failure !== undefined)
-    result.error = { code: failure.code, message: failure.message.slice(0, 2000), ...(failure.details ? { details: failure.details } : {}) };
+  if (failure !== undefined) {
+    // Screened as the result's text was: the message also reaches the caller's log notifications and the CLI.
+    const message = screenMessage(failure.message, host.spillSettings(executedTool).screening).slice(0, 2000);
+    result.error = { code: failure.code, message, ...(failure.details ? { details: failure.details } : {}) };
+  }
 
   host.record({
     callId,

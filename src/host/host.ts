@@ -248,7 +248,7 @@ export class Host extends EventEmitter<HostEvents> {
       errorHeadChars: config.errors.headChars,
       errorTailChars: config.errors.tailChars,
       retentionDays: config.retention.days,
-      screening: screeningPolicy(config, toolName),
+      screening: screeningPolicy(config, toolName, this.tools.definition(toolName)?.readsConversationFiles === true),
     };
   }
 

@@ -143,6 +143,12 @@ export interface ToolDefinition<Input extends JsonSchema = JsonSchema> {
   /** false: results stay inline (reread and file tools, whose results are small or are already files). */
   spill?: boolean;
   /**
+   * true: the results show what the conversation's files hold (read_file, query_files, a
+   * script). While some tool's files keep original values (`screening.keep`), such a tool's
+   * results are redacted whatever its own screening policy, so a kept original never reaches the model.
+   */
+  readsConversationFiles?: boolean;
+  /**
    * true: the call can take long (a file build, a query, a script). Over MCP it is
    * listed with `execution.taskSupport: "optional"`, and a client that supports
    * tasks may run it as one (poll or be notified, cancel, fetch the result later).

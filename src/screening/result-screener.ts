@@ -1,6 +1,7 @@
 import { FindingCollector, type ScreeningReport } from './findings.js';
 import { rowsMayHoldFindings } from './row-prefilter.js';
 import type { ScreeningPolicy } from './screening-policy.js';
+import { hasFindings, inspectString } from './screen-string.js';
 import { screenText } from './screen-text.js';
 import { screenJson, screenRow, type Screened } from './screen-value.js';
 
@@ -44,6 +45,14 @@ export class ResultScreener {
   row(row: unknown, rowNumber: number): Screened | undefined {
     if (!this.active) return undefined;
     return screenRow(row, rowNumber, this.policy, this.collector);
+  }
+
+  /**
+   * Whether a row's own JSON text holds a finding its parsed value did not (the parse kept
+   * one of a key given twice, and the other held a secret or an instruction). Counts nothing.
+   */
+  sourceHoldsMore(source: string): boolean {
+    return this.active && hasFindings(inspectString(source, this.policy));
   }
 
   /** What was found, or undefined when nothing was; `kept`: the file holds the original values. */

@@ -3,20 +3,25 @@ import { anyInvisibleRe2 } from './invisible-unicode.js';
 import { secretNamePattern, secretRuleAnchors } from './secret-rules.js';
 
 /**
+ * Whitespace between two words of an injection anchor: in a row's JSON text a line break
+ * or tab inside a value is written `\n` or `\t`, so the anchors accept those escapes too.
+ */
+const gap = '(?:\\s|\\\\[nrtf])';
+/**
  * Loose anchors of the injection rules: they must match the serialized row
  * too, where a line break inside a value is the two characters `\n` and quotes are `\"`.
  */
 const injectionAnchors =
-  '(?i:<\\||\\[/?INST\\]|<</?SYS>>|(?i:system|assistant|developer)[ \\t]*:|#{2,}|' +
-  '(?i:ignore|disregard|forget|override|bypass|you\\s+are\\s+now|instructions?\\s*:|do\\s+not\\s+(?:tell|inform|alert|mention)|system\\s+prompt|hidden\\s+instructions|initial\\s+instructions|tool_calls?|function_calls?|tool_use|invoke|\\\\?"arguments|\\\\?"parameters))';
+  `(?i:<\\||\\[/?INST\\]|<</?SYS>>|(?i:system|assistant|developer)(?:[ \\t]|\\\\t)*:|#{2,}|` +
+  `(?i:ignore|disregard|forget|override|bypass|you${gap}+are${gap}+now|instructions?${gap}*:|do${gap}+not${gap}+(?:tell|inform|alert|mention)|system${gap}+prompt|hidden${gap}+instructions|initial${gap}+instructions|tool_calls?|function_calls?|tool_use|invoke|\\\\?"arguments|\\\\?"parameters))`;
 /** Invisible characters written as JSON escapes in a row's own source text. */
 const escapedInvisible = '\\\\u(?i:202[a-e]|206[0-9]|200[b-f]|feff|db40)';
 /**
- * Printable ASCII or a slash written as a JSON escape (`\u0041`, `\/`): JSON.stringify never
- * writes them, but a server may (PHP escapes every slash), and the anchors above read the
+ * Printable ASCII, whitespace or a slash written as a JSON escape (`\u0041`, `\u000a`, `\/`):
+ * JSON.stringify never writes them, but a server may (PHP escapes every slash), and the anchors above read the
  * source text, where `postgres:\/\/` or an escaped key would slip past them. Such a row is walked.
  */
-const escapedAscii = '\\\\(?:/|u00(?i:[2-7][0-9a-f]))';
+const escapedAscii = '\\\\(?:/|u00(?i:0[9acd]|[2-7][0-9a-f]))';
 
 let trigger: { test: Re2Pattern; scan: Re2Pattern } | undefined;
 

@@ -37,7 +37,56 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Screens a JSON value's strings in place order. */
+/** A key as the model reads it, as the file keeps it, and as finding places name it (never holding a secret). */
+interface ScreenedKey {
+  model: string;
+  file: string;
+  /** Set when the key holds a finding. */
+  label?: string;
+}
+
+/**
+ * Screens an object key like any string: a token used as a map's key, or an instruction
+ * used as a column name, reaches the model as much as a value does. A key with a secret
+ * is renamed in what the model reads (and in the file, unless screening.keep), and the
+ * places of findings below it name it by its redacted form.
+ */
+function screenKey(key: string, path: string, scope: Walk): ScreenedKey {
+  const found = inspectString(key, scope.policy);
+  if (!hasFindings(found)) return { model: key, file: key };
+  const place: Place = { ...(scope.row === undefined ? {} : { row: scope.row }), ...(path === '' ? {} : { field: path }) };
+  record(found, place, scope.collector);
+  const label = rewriteString(key, found, { ...scope.policy, secrets: 'redact', keep: false }, 'model');
+  return { model: rewriteString(key, found, scope.policy, 'model'), file: rewriteString(key, found, scope.policy, 'file'), label };
+}
+
+/** An object from its entries; a key given twice (two keys redacted alike) gets a number, so no value is lost. */
+function objectOf(entries: readonly (readonly [string, unknown])[]): Record<string, unknown> {
+  const target: Record<string, unknown> = {};
+  for (const [key, item] of entries) {
+    let name = key;
+    for (let copy = 2; Object.prototype.hasOwnProperty.call(target, name); copy += 1) name = `${key} (${copy})`;
+    setOwn(target, name, item);
+  }
+  return target;
+}
+
+function walkObject(value: Record<string, unknown>, path: string, scope: Walk): Screened {
+  const entries = Object.entries(value);
+  let model: [string, unknown][] | undefined;
+  let file: [string, unknown][] | undefined;
+  entries.forEach(([key, item], index) => {
+    const named = screenKey(key, path, scope);
+    const next = walk(item, childPath(path, named.label ?? key), key, scope);
+    if (model === undefined && (next.model !== item || named.model !== key)) model = entries.slice(0, index);
+    if (file === undefined && (next.file !== item || named.file !== key)) file = entries.slice(0, index);
+    model?.push([named.model, next.model]);
+    file?.push([named.file, next.file]);
+  });
+  return { model: model === undefined ? value : objectOf(model), file: file === undefined ? value : objectOf(file) };
+}
+
+/** Screens a JSON value's strings (and object keys) in place order. */
 function walk(value: unknown, path: string, name: string | undefined, scope: Walk): Screened {
   if (typeof value === 'string') {
     const found = inspectString(value, scope.policy, name);
@@ -57,16 +106,7 @@ function walk(value: unknown, path: string, name: string | undefined, scope: Wal
     }
     return { model: model ?? value, file: file ?? value };
   }
-  if (typeof value === 'object' && value !== null) {
-    let model: Record<string, unknown> | undefined;
-    let file: Record<string, unknown> | undefined;
-    for (const [key, item] of Object.entries(value)) {
-      const next = walk(item, childPath(path, key), key, scope);
-      if (next.model !== item) setOwn((model ??= { ...(value as Record<string, unknown>) }), key, next.model);
-      if (next.file !== item) setOwn((file ??= { ...(value as Record<string, unknown>) }), key, next.file);
-    }
-    return { model: model ?? value, file: file ?? value };
-  }
+  if (typeof value === 'object' && value !== null) return walkObject(value as Record<string, unknown>, path, scope);
   return { model: value, file: value };
 }
 

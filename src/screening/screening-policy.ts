@@ -16,12 +16,29 @@ export interface ScreeningPolicy {
   maxFindings: number;
 }
 
-/** The policy for one tool: `screening.tools` (most specific pattern wins) over the defaults. */
-export function screeningPolicy(config: Config, tool: string): ScreeningPolicy {
+/**
+ * Whether some tool's spill files keep the original values of redacted secrets
+ * (`secrets: redact` with `keep`, by default or for a pattern).
+ */
+function someFilesKeepSecrets(config: Config): boolean {
+  const screening = config.screening;
+  const keeps = (entry: { secrets?: SecretAction; keep?: boolean }) => (entry.secrets ?? screening.secrets) === 'redact' && (entry.keep ?? screening.keep);
+  return keeps({}) || Object.values(screening.tools).some(keeps);
+}
+
+/**
+ * The policy for one tool: `screening.tools` (most specific pattern wins) over the defaults.
+ * `readsConversationFiles`: the tool's results show what the conversation's files hold
+ * (read_file, search_files, query_files, a script). While some tool's files keep original
+ * values, such a tool redacts secrets whatever its own setting, so a kept original is read
+ * back redacted, as it was first shown, and never through another tool's weaker policy.
+ */
+export function screeningPolicy(config: Config, tool: string, readsConversationFiles = false): ScreeningPolicy {
   const screening = config.screening;
   const override = mostSpecificMatch(screening.tools, tool) ?? {};
+  const secrets = override.secrets ?? screening.secrets;
   return {
-    secrets: override.secrets ?? screening.secrets,
+    secrets: readsConversationFiles && secrets !== 'redact' && someFilesKeepSecrets(config) ? 'redact' : secrets,
     injection: override.injection ?? screening.injection,
     keep: override.keep ?? screening.keep,
     maxFindings: screening.maxFindings,

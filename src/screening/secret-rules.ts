@@ -26,8 +26,13 @@ interface SecretRule {
   pattern: string;
   anchor: string;
   secret?: number;
+  /** Removed from the end of the value before it is judged: the punctuation that closes a sentence or a bracket around it. */
+  trim?: RegExp;
   accept?: (value: string) => boolean;
 }
+
+/** Line breaks in a text, or written as JSON escapes (a key pasted into a JSON string); blank lines included. */
+const pemLineBreak = '(?:[ \\t]*(?:\\r?\\n|\\\\r\\\\n|\\\\n))+[ \\t]*';
 
 /** Shannon bits per character a generic value needs to count as a secret (random base64 is ~6, English words ~3, "password123" ~3.3). */
 export const genericEntropyThreshold = 3.2;
@@ -68,7 +73,11 @@ const secretRules: readonly SecretRule[] = [
   {
     kind: 'private-key',
     anchor: '-----BEGIN [A-Z0-9 ]*PRIVATE KEY',
-    pattern: '-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\\s\\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\\s\\\\]*)',
+    // Without an END line (a cut-off key) only what looks like the key's body goes: whole lines of
+    // headers ("Proc-Type: 4,ENCRYPTED") and then of base64, each line break real or written `\n`.
+    pattern: `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\\s\\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|${pemLineBreak}(?:[A-Za-z-]+: [^\\r\\n\\\\]*${pemLineBreak})*(?:[A-Za-z0-9+/=]+${pemLineBreak})*(?:[A-Za-z0-9+/=]+[ \\t]*$)?)`,
+    // The line break after the body's last line stays with the text that follows.
+    trim: /(?:\s|\\[rn])+$/,
   },
   {
     kind: 'aws-access-key',
@@ -100,8 +109,11 @@ const secretRules: readonly SecretRule[] = [
   {
     kind: 'generic-secret',
     anchor: secretNamePattern,
-    pattern: `${secretNamePattern}[A-Za-z0-9_-]{0,20}["']?\\s*[:=]\\s*["']?([A-Za-z0-9_+/=.~!@#$%^&*-]{${genericMinChars},512})`,
+    // Punctuation inside the value (`?`, `;`, `,`, `:`) is part of the password; at its end it closes the sentence.
+    // Brackets and braces end it: `${DB_PASSWORD}` and `<password>` are placeholders, not values.
+    pattern: `${secretNamePattern}[A-Za-z0-9_-]{0,20}["']?\\s*[:=]\\s*["']?([A-Za-z0-9_+/=.~!@#$%^&*?:;,-]{${genericMinChars},512})`,
     secret: 1,
+    trim: /[,;:?]+$/,
     accept: isGenericSecretValue,
   },
 ];
@@ -121,9 +133,11 @@ export function findSecrets(text: string): SecretMatch[] {
   for (const { rule, match, group } of rules.matches(text)) {
     if (rule.kind === 'skip') continue;
     const secretGroup = rule.secret === undefined ? group : group + rule.secret;
-    const value = match[secretGroup] ?? match[0];
+    const matched = match[secretGroup] ?? match[0];
+    const value = rule.trim === undefined ? matched : matched.replace(rule.trim, '');
     if (rule.accept !== undefined && !rule.accept(rule.kind === 'connection-string' ? (match[group + 1] ?? '') : value)) continue;
-    const offset = rule.secret === undefined ? 0 : match[0].lastIndexOf(value);
+    // The value starts where its group does (trimming only shortens it at the end).
+    const offset = rule.secret === undefined ? 0 : match[0].lastIndexOf(matched);
     const start = match.index + Math.max(0, offset);
     found.push({ kind: rule.kind, start, end: start + value.length });
   }

@@ -221,9 +221,18 @@ function renderJson(value: unknown, source?: string, screener?: ResultScreener):
     const toScreen = screener?.rowsToScreen(lines);
     const fileLines = toScreen !== undefined && toScreen.size > 0 ? lines.slice() : undefined;
     table.rows.forEach((row, index) => {
-      const screened = toScreen?.has(index) === true ? screener?.row(row, index + 1) : undefined;
+      const flagged = toScreen?.has(index) === true;
+      const screened = flagged ? screener?.row(row, index + 1) : undefined;
       profiler.add((screened?.model as Record<string, unknown> | undefined) ?? row);
-      if (screened === undefined) return;
+      if (screened === undefined) {
+        // The parsed row was clean, but its source text may say more than it: a key given twice
+        // keeps only its last value in the parse. Such a row is written from the parse.
+        if (flagged && reuse !== undefined && screener?.sourceHoldsMore(lines[index] ?? '') === true) {
+          lines[index] = JSON.stringify(row);
+          if (fileLines !== undefined) fileLines[index] = lines[index];
+        }
+        return;
+      }
       if (fileLines !== undefined && screened.file !== row) fileLines[index] = JSON.stringify(screened.file);
       screenedRows.set(index, screened.model);
       lines[index] = JSON.stringify(screened.model);

@@ -91,6 +91,16 @@ test('search_file finds lines by text or regex, caps matches, and says when noth
   assert.equal((await call('search_file', { path: spillPath, pattern: '(', regex: true })).error?.code, 'INVALID_ARGUMENTS');
   const redos = await call('search_file', { path: spillPath, pattern: '(a+)+$', regex: true });
   assert.equal(redos.isError, false);
+  // Counted repetitions that would cost seconds a line are refused before anything is read, by both search tools.
+  const heavy = `${'(?:\\w*\\s*){1000}'.repeat(6)}X`;
+  for (const [tool, args] of [
+    ['search_file', { path: spillPath, pattern: heavy, regex: true }],
+    ['search_files', { pattern: heavy, regex: true }],
+  ] as const) {
+    const refused = await call(tool, args);
+    assert.equal(refused.error?.code, 'INVALID_ARGUMENTS', tool);
+    assert.match(refused.text, /counted repetitions/, tool);
+  }
 });
 
 test('list_files shows size, format, rows, columns and expiry; outputs never expire; the cap is noted', async (t) => {

@@ -34,6 +34,7 @@ const maxMetadataBytes = 4 * 1024 * 1024;
 export function inspectFileTool(engine: FilesSqlEngine): ToolDefinition {
   return defineTool({
     name: 'inspect_file',
+    readsConversationFiles: true,
     outputSchema: inspectFileOutput,
     description: [
       'Describe a file of this conversation without reading it: format, size, rows, columns and, for a spilled table, its profile computed from every row when it was saved (per column: type, nulls, min/max of numbers and ISO dates, distinct count, most frequent values); other data files (CSV, JSON, Parquet) are summarised by DuckDB.',

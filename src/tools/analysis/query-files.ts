@@ -33,6 +33,7 @@ export type QueryFilesArgs = Static<typeof QueryFilesInput>;
 export function queryFilesTool(engine: FilesSqlEngine): ToolDefinition {
   return defineTool({
     name: 'query_files',
+    readsConversationFiles: true,
     longRunning: true,
     outputSchema: queryFilesOutput,
     description: [

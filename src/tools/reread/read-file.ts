@@ -8,6 +8,7 @@ import { readsOnly } from '../tool-annotations.js';
 
 export const readFileTool = defineTool({
   name: 'read_file',
+  readsConversationFiles: true,
   outputSchema: readFileOutput,
   description: [
     "Read numbered lines of a file in this conversation's sandbox (a spilled result in results/, an error in errors/, an args file, a script, an output).",

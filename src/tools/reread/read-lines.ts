@@ -30,6 +30,11 @@ export async function looksBinary(file: OpenedFile): Promise<boolean> {
  */
 export const lineKeepChars = 65_536;
 
+/** How long search_file and search_files run before they stop and say how far they got. */
+export const searchTimeLimitMs = 30_000;
+/** Characters a search matches between two looks at its cancel and time limit (also every 256 lines). */
+export const searchCheckChars = 1 << 20;
+
 const chunkBytes = 64 * 1024;
 
 export interface Line {

@@ -2,16 +2,14 @@ import { Type } from '../../util/type-builder.js';
 import { SpillwayError } from '../../errors.js';
 import { defineTool } from '../../host/define-tool.js';
 import { formatCount } from '../../util/format.js';
-import { compileUserRegExp } from '../../util/safe-regexp.js';
-import { capLine, lineKeepChars, looksBinary, readLines } from './read-lines.js';
+import { compileUserRegExp, userRegExpSyntax } from '../../util/safe-regexp.js';
+import { capLine, lineKeepChars, looksBinary, readLines, searchCheckChars, searchTimeLimitMs } from './read-lines.js';
 import { searchFileOutput } from './reread-output.js';
 import { readsOnly } from '../tool-annotations.js';
 
-/** A search that runs longer stops and says how far it got. */
-const searchTimeLimitMs = 30_000;
-
 export const searchFileTool = defineTool({
   name: 'search_file',
+  readsConversationFiles: true,
   outputSchema: searchFileOutput,
   description: [
     'Find the lines of a sandbox file that contain a text (or match a regular expression with regex: true), with their line numbers.',
@@ -24,7 +22,7 @@ export const searchFileTool = defineTool({
       pattern: Type.String({
         minLength: 1,
         maxLength: 4096,
-        description: 'Text to find (or a regular expression when regex is true: RE2 syntax, linear time; no backreferences or lookaround).',
+        description: `Text to find (or a regular expression when regex is true: ${userRegExpSyntax}).`,
       }),
       regex: Type.Optional(Type.Boolean({ description: 'Treat pattern as a regular expression. Default false.' })),
       ignoreCase: Type.Optional(Type.Boolean({ description: 'Case-insensitive matching. Default false.' })),
@@ -53,10 +51,14 @@ export const searchFileTool = defineTool({
       /** Matching lines longer than lineKeepChars: only their head was searched. */
       let longLines = 0;
       const deadline = performance.now() + searchTimeLimitMs;
+      let checkedChars = 0;
       for await (const line of readLines(file)) {
         total = line.number;
-        // Matching is linear (RE2), but a huge file still takes time: the call's cancel and a time limit stop it.
-        if (line.number % 256 === 0) {
+        // Matching is linear (RE2), but a huge file still takes time: the call's cancel and a time limit stop it,
+        // checked every 256 lines or every MiB of long lines.
+        checkedChars += line.text.length;
+        if (line.number % 256 === 0 || checkedChars >= searchCheckChars) {
+          checkedChars = 0;
           if (context.signal.aborted) stopped = 'the call was cancelled';
           else if (performance.now() > deadline) stopped = `it ran longer than ${searchTimeLimitMs / 1000} s`;
           if (stopped !== undefined) break;

@@ -8,9 +8,9 @@ import type { ToolContext } from '../../host/tool.js';
 import { isTempName, PinnedFolder, type ConversationSandbox } from '../../sandbox/index.js';
 import { conversationFolders, metadataSuffix } from '../../sandbox/layout.js';
 import { formatBytes, formatCount } from '../../util/format.js';
-import { compileUserRegExp } from '../../util/safe-regexp.js';
+import { compileUserRegExp, userRegExpSyntax } from '../../util/safe-regexp.js';
 import { readLinePieces, type LinePiece } from './line-splitter.js';
-import { capLine, looksBinary } from './read-lines.js';
+import { capLine, looksBinary, searchCheckChars, searchTimeLimitMs } from './read-lines.js';
 import { searchFilesOutput } from './reread-output.js';
 import { readsOnly } from '../tool-annotations.js';
 
@@ -23,7 +23,6 @@ export const searchFilesMaxBytes = 64 * 1024 * 1024;
 export const searchFilesPieceChars = 64 * 1024;
 const chunkBytes = 256 * 1024;
 const maxFiles = 10_000;
-const searchTimeLimitMs = 30_000;
 
 export interface FileMatch {
   file: string;
@@ -44,6 +43,7 @@ interface SearchState {
 
 export const searchFilesTool = defineTool({
   name: 'search_files',
+  readsConversationFiles: true,
   longRunning: true,
   outputSchema: searchFilesOutput,
   description: [
@@ -56,7 +56,7 @@ export const searchFilesTool = defineTool({
       pattern: Type.String({
         minLength: 1,
         maxLength: 4096,
-        description: 'Text to find (or a regular expression when regex is true: RE2 syntax, linear time; no backreferences or lookaround).',
+        description: `Text to find (or a regular expression when regex is true: ${userRegExpSyntax}).`,
       }),
       dir: Type.Optional(Type.String({ description: 'Search only under this folder, relative to the conversation folder (e.g. "results").' })),
       glob: Type.Optional(
@@ -159,10 +159,13 @@ async function searchOne(relative: string, search: SearchOne): Promise<void> {
     });
     let lastMatchedLine = 0;
     let seen = 0;
+    let checkedChars = 0;
     let fileBytes = 0;
     for await (const piece of pieces) {
       seen += 1;
-      if (seen % 256 === 0) {
+      checkedChars += piece.text.length;
+      if (seen % 256 === 0 || checkedChars >= searchCheckChars) {
+        checkedChars = 0;
         if (context.signal.aborted) state.stopped = 'the call was cancelled';
         else if (performance.now() > state.deadline) state.stopped = `it ran longer than ${searchTimeLimitMs / 1000} s`;
         if (state.stopped !== undefined) return;

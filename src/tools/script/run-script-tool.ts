@@ -64,6 +64,7 @@ const runScriptInput = Type.Object(
 export function runScriptTool(runner: ScriptRunner): ToolDefinition {
   return defineTool({
     name: 'run_script',
+    readsConversationFiles: true,
     longRunning: true,
     outputSchema: runScriptOutput,
     description: (config) => description(limitsFromConfig(config)),
