@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { conversationFolders, expiredLogName, folderMode, PinnedFolder } from '../sandbox/index.js';
 import { fileExpiryLog, type ExpiredEntry, type ExpiryLog } from './expired-log.js';
-import type { Pacer } from './pacer.js';
+import type { Pacer } from '../util/pacer.js';
 import type { ConversationPlan, PlannedFile } from './plan-conversation.js';
 import { removeInFolder, type RemoveOutcome } from './remove-file.js';
 import { SweepFolders } from './sweep-folders.js';

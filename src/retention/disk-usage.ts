@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { expiringFolders, isFolderName, isPrincipalName, isTempName, metadataSuffix } from '../sandbox/index.js';
-import { Pacer } from './pacer.js';
+import { Pacer } from '../util/pacer.js';
 import { isSidecarOf } from './plan-conversation.js';
 import { listedFile, type ListedFile } from './remove-file.js';
 

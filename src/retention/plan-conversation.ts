@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { conversationFolders, expiredLogName, expiringFolders, isTempName, metadataSuffix, PinnedFolder } from '../sandbox/index.js';
 import { SpillwayError } from '../errors.js';
-import type { Pacer } from './pacer.js';
+import type { Pacer } from '../util/pacer.js';
 import { listedFile, type ListedFile } from './remove-file.js';
 import { addTo, emptyTally, type SweepProblem, type Tally } from './sweep-report.js';
 

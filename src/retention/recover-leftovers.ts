@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { conversationFolders, isPublishTempName, metadataSuffix, PinnedFolder } from '../sandbox/index.js';
-import type { Pacer } from './pacer.js';
+import type { Pacer } from '../util/pacer.js';
 import { listedFile, removeIfUnchanged } from './remove-file.js';
 import { addTo, emptyTally, type SweepProblem, type Tally } from './sweep-report.js';
 

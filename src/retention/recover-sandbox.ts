@@ -1,7 +1,7 @@
 import type { Logger } from '../log/logger.js';
 import { checkSweepRoot } from './check-sweep-root.js';
 import { listConversations } from './disk-usage.js';
-import { Pacer } from './pacer.js';
+import { Pacer } from '../util/pacer.js';
 import { conversationDir } from './plan-conversation.js';
 import { emptyLeftoverReport, mergeLeftovers, recoverConversation, type LeftoverReport } from './recover-leftovers.js';
 

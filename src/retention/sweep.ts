@@ -6,7 +6,7 @@ import { listConversations, measureSandbox } from './disk-usage.js';
 import { planConversation, type ConversationPlan } from './plan-conversation.js';
 import { chooseEvictions, evictFiles, hasQuota, type QuotaLimits } from './quota.js';
 import type { ExpiryLog } from './expired-log.js';
-import { Pacer } from './pacer.js';
+import { Pacer } from '../util/pacer.js';
 import { recoverConversation } from './recover-leftovers.js';
 import type { SweepLockTaker } from './lease-sweep-lock.js';
 import { acquireSweepLock } from './sweep-lock.js';

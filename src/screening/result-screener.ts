@@ -3,7 +3,7 @@ import { rowsMayHoldFindings } from './row-prefilter.js';
 import type { ScreeningPolicy } from './screening-policy.js';
 import { hasFindings, inspectString } from './screen-string.js';
 import { screenText } from './screen-text.js';
-import { screenJson, screenRow, type Screened } from './screen-value.js';
+import { KeyFindings, screenJson, screenRow, type Screened } from './screen-value.js';
 
 /**
  * Screens one result while the spill prepares it: a text at once, a JSON
@@ -12,6 +12,7 @@ import { screenJson, screenRow, type Screened } from './screen-value.js';
  */
 export class ResultScreener {
   private readonly collector: FindingCollector;
+  private readonly keys = new KeyFindings();
 
   constructor(readonly policy: ScreeningPolicy) {
     this.collector = new FindingCollector(policy.maxFindings);
@@ -33,7 +34,7 @@ export class ResultScreener {
   }
 
   json(value: unknown): Screened {
-    return this.active ? screenJson(value, this.policy, this.collector) : { model: value, file: value };
+    return this.active ? screenJson(value, this.policy, this.collector, this.keys) : { model: value, file: value };
   }
 
   /** The rows (indices) that may hold a finding, from one pass over their JSON text; only these need {@link row}. */
@@ -44,7 +45,7 @@ export class ResultScreener {
   /** The row as the model reads it and the file keeps it, or undefined when it is unchanged (`rowNumber`: 1-based). */
   row(row: unknown, rowNumber: number): Screened | undefined {
     if (!this.active) return undefined;
-    return screenRow(row, rowNumber, this.policy, this.collector);
+    return screenRow(row, rowNumber, this.policy, this.collector, this.keys);
   }
 
   /**

@@ -30,6 +30,23 @@ interface Walk {
   policy: ScreeningPolicy;
   collector: FindingCollector;
   row?: number;
+  /** What each key held, for one result: a table's rows repeat the same keys. */
+  keys?: KeyFindings;
+}
+
+/** Object keys already inspected in one result, and what they held (up to a bound, for results with unique keys). */
+export class KeyFindings {
+  private readonly found = new Map<string, StringFindings>();
+
+  constructor(private readonly max = 4096) {}
+
+  inspect(key: string, policy: ScreeningPolicy): StringFindings {
+    const known = this.found.get(key);
+    if (known !== undefined) return known;
+    const found = inspectString(key, policy);
+    if (this.found.size < this.max) this.found.set(key, found);
+    return found;
+  }
 }
 
 /** Sets a key as a plain own property (a key named __proto__ stays data). */
@@ -52,7 +69,7 @@ interface ScreenedKey {
  * places of findings below it name it by its redacted form.
  */
 function screenKey(key: string, path: string, scope: Walk): ScreenedKey {
-  const found = inspectString(key, scope.policy);
+  const found = scope.keys === undefined ? inspectString(key, scope.policy) : scope.keys.inspect(key, scope.policy);
   if (!hasFindings(found)) return { model: key, file: key };
   const place: Place = { ...(scope.row === undefined ? {} : { row: scope.row }), ...(path === '' ? {} : { field: path }) };
   record(found, place, scope.collector);
@@ -111,12 +128,12 @@ function walk(value: unknown, path: string, name: string | undefined, scope: Wal
 }
 
 /** Screens a JSON result (not a table); findings are placed by JSON path. */
-export function screenJson(value: unknown, policy: ScreeningPolicy, collector: FindingCollector): Screened {
-  return walk(value, '', undefined, { policy, collector });
+export function screenJson(value: unknown, policy: ScreeningPolicy, collector: FindingCollector, keys?: KeyFindings): Screened {
+  return walk(value, '', undefined, { policy, collector, ...(keys === undefined ? {} : { keys }) });
 }
 
 /** Screens one table row (`rowNumber`: 1-based); undefined when nothing in it changes. */
-export function screenRow(row: unknown, rowNumber: number, policy: ScreeningPolicy, collector: FindingCollector): Screened | undefined {
-  const next = walk(row, '', undefined, { policy, collector, row: rowNumber });
+export function screenRow(row: unknown, rowNumber: number, policy: ScreeningPolicy, collector: FindingCollector, keys?: KeyFindings): Screened | undefined {
+  const next = walk(row, '', undefined, { policy, collector, row: rowNumber, ...(keys === undefined ? {} : { keys }) });
   return next.model === row && next.file === row ? undefined : next;
 }

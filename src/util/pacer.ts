@@ -1,9 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
- * Lets a long run of synchronous file-system calls share the event loop: the
- * sweep calls `step()` after each call and awaits it; every `every` steps it
- * yields one turn, so a server sweeping 100,000 files stalls requests for
+ * Lets a long run of synchronous work share the event loop: the caller calls
+ * `step()` after each piece (a file-system call of the sweep, a row of a large
+ * result) and awaits it; every `every` steps it yields one turn, so a server
+ * sweeping 100,000 files or screening 100,000 rows stalls other requests for
  * milliseconds at a time, never seconds.
  *
  * Why synchronous calls at all: measured here, lstat+unlink through the
