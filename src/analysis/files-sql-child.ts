@@ -17,6 +17,7 @@ import { SpillwayError, toSpillwayError, type SerializedError } from '../errors.
 import { columnBytesOf, rowBytes, rowTooLarge } from '../sql/row-bytes.js';
 import type { RawSqlResult } from '../sql/sql-source.js';
 import { knownRowBytes, measuredColumns } from './cell-bytes.js';
+import { pinView, releaseView, type PinnedView } from './pinned-view.js';
 import { refuseRevealingCalls } from './revealing-calls.js';
 import { warmUpFiles } from './warm-up-files.js';
 
@@ -25,7 +26,7 @@ export interface FilesSqlRequest {
   /** The conversation folder: relative paths in the SQL are read from here. */
   cwd: string;
   sql: string;
-  /** Absolute paths of the conversation's data files: DuckDB's allowed_paths. */
+  /** Absolute paths of the conversation's data files: what DuckDB may open (through a pinned view of them, pinned-view.ts). */
   allowedPaths: string[];
   maxRows: number;
   /** Bytes of rows (as JSON objects) read at most: analysis.maxBytes. */
@@ -260,9 +261,14 @@ export function duckdbError(error: unknown, sql: string): SpillwayError {
 }
 
 async function run(request: FilesSqlRequest): Promise<void> {
+  let view: PinnedView | undefined;
   try {
-    process.chdir(request.cwd);
-    const connection = await lockedConnection(request);
+    view = pinView(
+      request.cwd,
+      request.allowedPaths.map((file) => ({ path: file })),
+    );
+    process.chdir(view.folder);
+    const connection = await lockedConnection({ ...request, allowedPaths: view.paths });
     const prepared = await prepareReadOnly(connection, request.sql);
     const result = await prepared.stream().catch((error: unknown) => {
       throw duckdbError(error, request.sql);
@@ -272,33 +278,50 @@ async function run(request: FilesSqlRequest): Promise<void> {
     });
     await send({ type: 'result', result: collected });
   } catch (error) {
-    await send({ type: 'error', error: hidePaths(toSpillwayError(error, 'SQL_ERROR').toJSON(), request) });
+    await send({ type: 'error', error: hidePaths(toSpillwayError(error, 'SQL_ERROR').toJSON(), request, view) });
+  } finally {
+    if (view !== undefined) releaseView(view);
   }
 }
 
-/** The error's message and its details' texts without host paths. */
-function hidePaths(error: SerializedError, folders: { cwd: string; root: string }): SerializedError {
+/** The error's message and its details' texts without host paths (the view's folder stands for the conversation's). */
+function hidePaths(error: SerializedError, folders: { cwd: string; root: string }, view?: PinnedView): SerializedError {
+  const hide = (text: string) => withoutHostPaths(view === undefined ? text : withoutHostPaths(text, { cwd: view.folder, root: folders.root }), folders);
   const details =
     error.details === undefined
       ? undefined
-      : Object.fromEntries(Object.entries(error.details).map(([key, value]) => [key, typeof value === 'string' ? withoutHostPaths(value, folders) : value]));
-  return { ...error, message: withoutHostPaths(error.message, folders), ...(details === undefined ? {} : { details }) };
+      : Object.fromEntries(Object.entries(error.details).map(([key, value]) => [key, typeof value === 'string' ? hide(value) : value]));
+  return { ...error, message: hide(error.message), ...(details === undefined ? {} : { details }) };
 }
 
 async function exportParquet(request: ParquetExportRequest): Promise<void> {
+  let view: PinnedView | undefined;
   try {
-    process.chdir(request.cwd);
-    const connection = await lockedConnection(request);
+    view = pinView(
+      request.cwd,
+      request.allowedPaths.map((file) => ({ path: file, write: file === request.output })),
+    );
+    const output = view.byOriginal.get(request.output);
+    if (output === undefined) {
+      throw new SpillwayError(
+        'PATH_ESCAPES',
+        "The export's temporary file in outputs/ was replaced while the export ran, so nothing was written. Run the export again.",
+      );
+    }
+    process.chdir(view.folder);
+    const connection = await lockedConnection({ ...request, allowedPaths: view.paths });
     // USE_TMP_FILE false: DuckDB would otherwise write beside the output under a name it may not touch.
     const reader = await connection
-      .runAndReadAll(`COPY (${request.select}) TO '${request.output.replace(/'/g, "''")}' (FORMAT parquet, USE_TMP_FILE false)`)
+      .runAndReadAll(`COPY (${request.select}) TO '${output.replace(/'/g, "''")}' (FORMAT parquet, USE_TMP_FILE false)`)
       .catch((error: unknown) => {
         throw duckdbError(error, request.select);
       });
     const rows = Number(reader.getRowsJson()[0]?.[0] ?? 0);
     await send({ type: 'exported', rows });
   } catch (error) {
-    await send({ type: 'error', error: hidePaths(toSpillwayError(error, 'SQL_ERROR').toJSON(), request) });
+    await send({ type: 'error', error: hidePaths(toSpillwayError(error, 'SQL_ERROR').toJSON(), request, view) });
+  } finally {
+    if (view !== undefined) releaseView(view);
   }
 }
 

@@ -5,6 +5,7 @@ import { AdmissionGate, defaultQueueWaitMs, type AdmissionGateOptions } from '..
 import type { ConversationSandbox } from '../sandbox/index.js';
 import { toObjectRows, type SqlResult } from '../sql/sql-source.js';
 import { listDataFiles } from './data-files.js';
+import { removeViewFolders } from './pinned-view.js';
 import type { FilesSqlRequest, FilesSqlResponse, ParquetExportRequest } from './files-sql-child.js';
 
 const childModule = fileURLToPath(new URL('./files-sql-child.js', import.meta.url));
@@ -103,8 +104,11 @@ function spawnChild(largestBytes: number): Child {
     process.once('error', (error) => reject(new SpillwayError('INTERNAL', `Cannot start the DuckDB query process: ${error.message}`)));
   });
   child.ready.catch(() => undefined);
+  const pid = process.pid;
   process.once('exit', () => {
     child.exited = true;
+    // A child killed at its deadline leaves its view of the files (names of its descriptors) behind.
+    if (pid !== undefined) removeViewFolders(pid);
   });
   // A spare child waiting for work must not keep the host alive.
   process.unref();

@@ -3,7 +3,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SpillwayError } from '../errors.js';
 import type { Attachment } from '../host/tool.js';
-import { isTempName, type ConversationSandbox } from '../sandbox/index.js';
+import { isTempName, PinnedFolder, type ConversationSandbox } from '../sandbox/index.js';
 
 /** URIs of attachments: resolved in the caller's own conversation, so they never name a conversation. */
 export const attachmentUriPrefix = 'spillway://sandbox/';
@@ -63,18 +63,27 @@ export function describeAttachment(sandbox: ConversationSandbox, absolutePath: s
   return attachment;
 }
 
-/** Every file under a conversation's outputs/ (attachments), sorted by path. */
+/**
+ * Every file under a conversation's outputs/ (attachments), sorted by path. Each folder is
+ * listed through its opened descriptor (PinnedFolder), so an outputs/ (or a folder in it)
+ * replaced by a symlink shows nothing of where it leads, as list_files refuses it.
+ */
 export async function listAttachments(sandbox: ConversationSandbox): Promise<Attachment[]> {
   const found: Attachment[] = [];
   const walk = async (dir: string): Promise<void> => {
-    const items: Dirent[] = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const item of items) {
-      const absolute = path.join(dir, item.name);
-      if (item.isDirectory()) await walk(absolute);
-      else if (item.isFile() && !isTempName(item.name)) {
-        const info = await lstat(absolute).catch(() => undefined);
-        if (info !== undefined) found.push(describeAttachment(sandbox, absolute, info.size));
+    const folder = await PinnedFolder.open(dir).catch(() => undefined);
+    if (folder === undefined) return;
+    try {
+      const items: Dirent[] = await readdir(folder.entry(''), { withFileTypes: true }).catch(() => []);
+      for (const item of items) {
+        if (item.isDirectory()) await walk(folder.realPath(item.name));
+        else if (item.isFile() && !isTempName(item.name)) {
+          const info = await lstat(folder.entry(item.name)).catch(() => undefined);
+          if (info !== undefined) found.push(describeAttachment(sandbox, folder.realPath(item.name), info.size));
+        }
       }
+    } finally {
+      folder.closeSync();
     }
   };
   await walk(sandbox.folderPath('outputs'));

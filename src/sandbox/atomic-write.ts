@@ -65,8 +65,26 @@ export interface PendingFile {
   abort(): Promise<void>;
 }
 
+/**
+ * Bytes of the final name a temporary name carries: a name is at most 255 bytes
+ * (NAME_MAX), and the temporary one adds ".", ".PID." (pid_max is at most 2^22, 7
+ * digits), 12 random hex digits and ".tmp". A longer final name is cut on a code point.
+ */
+const tempNameFinalBytes = 255 - 1 - (1 + 7 + 1) - 12 - 4;
+
+/** What this process's temporary names for `finalName` start with (".name.PID."). */
+export function tempNamePrefix(finalName: string): string {
+  let kept = finalName;
+  if (Buffer.byteLength(kept) > tempNameFinalBytes) {
+    const bytes = Buffer.from(kept).subarray(0, tempNameFinalBytes);
+    // A code point cut in two decodes to U+FFFD at the end: drop it.
+    kept = bytes.toString('utf8').replace(/\uFFFD+$/, '');
+  }
+  return `.${kept}.${process.pid}.`;
+}
+
 function tempNameFor(finalPath: string): string {
-  return `.${path.basename(finalPath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  return `${tempNamePrefix(path.basename(finalPath))}${randomBytes(6).toString('hex')}.tmp`;
 }
 
 /** Tells whether a file name is one of our temporary names (retention and listings skip them). */

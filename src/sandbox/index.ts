@@ -7,6 +7,7 @@ export {
   publishSmallFileSync,
   smallFileBytes,
   isTempName,
+  tempNamePrefix,
   numberedName,
   type CreateOptions,
   type PendingFile,

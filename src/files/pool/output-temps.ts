@@ -1,6 +1,6 @@
 import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { ConversationSandbox } from '../../sandbox/index.js';
+import { ConversationSandbox, tempNamePrefix } from '../../sandbox/index.js';
 import type { OutputTarget } from './worker-task.js';
 
 /**
@@ -37,7 +37,7 @@ export class OutputTemps {
 
 /** Removes this process's temporary files for `filename` (".name.PID.RANDOM.tmp", see createPendingFile). */
 async function removeTemporaryFiles(folder: string, filename: string): Promise<void> {
-  const prefix = `.${filename}.${process.pid}.`;
+  const prefix = tempNamePrefix(filename);
   const names = await readdir(folder).catch(() => [] as string[]);
   await Promise.all(
     names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => unlink(path.join(folder, name)).catch(() => undefined)),
