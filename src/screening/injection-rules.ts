@@ -42,7 +42,16 @@ export interface InjectionMatch {
   start: number;
 }
 
-const rules = new RuleSet(injectionRules, (alternatives) => `(?i:${alternatives})`);
+/**
+ * Between words, any Unicode space counts as one: a no-break or thin space ("ignore\u00A0all
+ * previous instructions") reads as a space to the model, but RE2's `\s` is ASCII only.
+ */
+const anySpace = (pattern: string) => pattern.replace(/\\s/g, '[\\s\\p{Zs}]');
+
+const rules = new RuleSet(
+  injectionRules.map((rule) => ({ ...rule, pattern: anySpace(rule.pattern) })),
+  (alternatives) => `(?i:${alternatives})`,
+);
 
 /** Every instruction-shaped passage in `text`, in order. */
 export function findInjections(text: string): InjectionMatch[] {

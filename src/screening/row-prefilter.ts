@@ -6,7 +6,7 @@ import { secretNamePattern, secretRuleAnchors } from './secret-rules.js';
  * Whitespace between two words of an injection anchor: in a row's JSON text a line break
  * or tab inside a value is written `\n` or `\t`, so the anchors accept those escapes too.
  */
-const gap = '(?:\\s|\\\\[nrtf])';
+const gap = '(?:[\\s\\p{Zs}]|\\\\[nrtf])';
 /**
  * Loose anchors of the injection rules: they must match the serialized row
  * too, where a line break inside a value is the two characters `\n` and quotes are `\"`.
