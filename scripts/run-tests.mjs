@@ -36,6 +36,7 @@ const runtimeFiles = {
     'analysis/files-sql-spare',
     'analysis/export-parquet',
     'analysis/inspect-file',
+    'analysis/pinned-view',
   ],
   'resvg (SVG and charts drawn as PNG)': ['analysis/svg-image'],
   'worker threads (the piscina pool building files, run_script with its watchdog)': [
