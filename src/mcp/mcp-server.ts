@@ -163,11 +163,25 @@ export function createMcpServer(host: Host, session: McpSession): Server {
     };
   });
 
+  // Each read of an outputs/ file reads and encodes up to resources.maxReadBytes on this thread:
+  // admitted like tool work, so a batch of a hundred reads cannot hold every other client up.
+  const resourceReads = host.queues.gate({
+    name: 'resources',
+    noun: 'resource read',
+    keys: 'resources.maxConcurrentReads, server.queueWaitMs',
+    limits: () => {
+      const running = host.config.resources.maxConcurrentReads;
+      return { running, waiting: 4 * running, waitMs: host.config.server.queueWaitMs };
+    },
+  });
+
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
     const offered = host.resources.get(uri);
     if (offered !== undefined) return { contents: [await readHostResource(offered)] };
+    let release: (() => void) | undefined;
     try {
+      release = await resourceReads.admit({ signal: extra.signal });
       const scope = scopeOf(sourcesOf(request.params._meta, extra));
       const sandbox = host.sandbox.conversation(scope.conversationId, scope.principal);
       const relative = pathFromAttachmentUri(uri);
@@ -178,6 +192,8 @@ export function createMcpServer(host: Host, session: McpSession): Server {
       };
     } catch (error) {
       throw resourceError(uri, toSpillwayError(error));
+    } finally {
+      release?.();
     }
   });
 

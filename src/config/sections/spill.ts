@@ -51,6 +51,11 @@ export const resourcesSchema = section('MCP resources (files in outputs/) read b
     16_777_216,
     'Largest file one MCP resources/read returns (its size on the opened file); a larger one is refused with RESULT_TOO_LARGE naming the tools that read it in parts.',
   ),
+  maxConcurrentReads: integerKey(
+    1,
+    2,
+    'resources/read calls of outputs/ files served at once (each reads and encodes up to maxReadBytes on the server\'s thread); four times as many wait, at most server.queueWaitMs; more are refused at once with the retryable BUSY.',
+  ),
 });
 
 export const argsSchema = section('Arguments files for delegating calls.', {
