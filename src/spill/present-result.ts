@@ -217,14 +217,26 @@ function renderText(original: string, screener?: ResultScreener): Rendered {
 const rowsPerTurn = 2048;
 /** Rows the screening prefilter reads between two turns (it is cheaper a row than the walk). */
 const prefilterRowsPerTurn = 8192;
+/** A row counts as one more unit of work for each this many characters of its JSON text (a very wide row is many rows' work). */
+const charsPerUnit = 512;
+/** Characters the prefilter reads between two turns, whatever the number of rows. */
+const prefilterCharsPerTurn = prefilterRowsPerTurn * charsPerUnit;
 
-/** The rows (indices) screening must walk, found in slices of rows with a turn for other calls between them. */
+/** How much work a row of `chars` characters is, in rows of ordinary width. */
+const rowUnits = (chars: number) => 1 + Math.floor(chars / charsPerUnit);
+
+/** The rows (indices) screening must walk, found in slices (by rows and by characters) with a turn for other calls between them. */
 async function rowsToWalk(screener: ResultScreener, lines: readonly string[]): Promise<Set<number>> {
-  if (lines.length <= prefilterRowsPerTurn) return screener.rowsToScreen(lines);
   const flagged = new Set<number>();
-  for (let start = 0; start < lines.length; start += prefilterRowsPerTurn) {
+  for (let start = 0; start < lines.length;) {
+    let end = start;
+    for (let chars = 0; end < lines.length && end - start < prefilterRowsPerTurn && (end === start || chars < prefilterCharsPerTurn); end += 1) {
+      chars += lines[end]?.length ?? 0;
+    }
     if (start > 0) await nextTurn();
-    for (const index of screener.rowsToScreen(lines.slice(start, start + prefilterRowsPerTurn))) flagged.add(start + index);
+    const slice = start === 0 && end === lines.length ? lines : lines.slice(start, end);
+    for (const index of screener.rowsToScreen(slice)) flagged.add(start + index);
+    start = end;
   }
   return flagged;
 }
@@ -241,8 +253,9 @@ async function renderJson(value: unknown, source?: string, screener?: ResultScre
     const reuse = slices !== undefined && slices.length === table.rows.length ? slices : undefined;
     const lines: string[] = [];
     for (const [index, row] of table.rows.entries()) {
-      lines.push(reuse?.[index] ?? JSON.stringify(row));
-      const pause = reuse?.[index] === undefined ? pacer.step() : undefined;
+      const line = reuse?.[index] ?? JSON.stringify(row);
+      lines.push(line);
+      const pause = reuse?.[index] === undefined ? pacer.step(rowUnits(line.length)) : undefined;
       if (pause !== undefined) await pause;
     }
     const screenedRows = new Map<number, unknown>();
@@ -250,7 +263,7 @@ async function renderJson(value: unknown, source?: string, screener?: ResultScre
     const toScreen = screener === undefined ? undefined : await rowsToWalk(screener, lines);
     const fileLines = toScreen !== undefined && toScreen.size > 0 ? lines.slice() : undefined;
     for (const [index, row] of table.rows.entries()) {
-      const pause = pacer.step();
+      const pause = pacer.step(rowUnits(lines[index]?.length ?? 0));
       if (pause !== undefined) await pause;
       const flagged = toScreen?.has(index) === true;
       const screened = flagged ? screener?.row(row, index + 1) : undefined;

@@ -17,10 +17,15 @@ export class Pacer {
 
   constructor(private readonly every = 256) {}
 
-  /** Resolves immediately except every `every` calls, when it yields a turn of the event loop. */
-  step(): Promise<void> | undefined {
-    this.count += 1;
-    if (this.count % this.every !== 0) return undefined;
+  /**
+   * Resolves immediately except once every `every` units of work (a call is one unit
+   * unless it says it weighs more: a row of 100,000 columns is not one row's work),
+   * when it yields a turn of the event loop.
+   */
+  step(units = 1): Promise<void> | undefined {
+    this.count += units;
+    if (this.count < this.every) return undefined;
+    this.count = 0;
     return nextTurn().then(() => undefined);
   }
 }
