@@ -108,24 +108,34 @@ export async function runCall(host: CallPipelineHost, input: { call: ToolCall; c
       : output?.mcp !== undefined
         ? unwrapMcpResult(output.mcp)
         : unwrapValue(output?.value ?? '');
-  const isError = failure !== undefined || output?.mcp?.isError === true;
+  let isError = failure !== undefined || output?.mcp?.isError === true;
   // Let a large raw upstream result be collected once it is unwrapped, instead of holding it twice until the call ends.
   if (output?.mcp !== undefined) output = { ...output, mcp: { content: [], isError } };
   if (isError && failure === undefined && output?.mcp !== undefined) {
-    failure = new SpillwayError('UPSTREAM_ERROR', unwrapped.kind === 'text' ? unwrapped.text : JSON.stringify(unwrapped.value));
+    failure = new SpillwayError('UPSTREAM_ERROR', textOf(unwrapped));
   }
 
-  const view = await presentResult({
-    sandbox,
-    tool: executedTool,
-    callId,
-    result: unwrapped,
-    isError,
-    settings: host.spillSettings(executedTool),
-    now: started,
-    ...(host.spillNumbers() === undefined ? {} : { numbers: host.spillNumbers() }),
-    onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; returning the result without a path'),
-  });
+  const present = (result: Unwrapped, asError: boolean) =>
+    presentResult({
+      sandbox,
+      tool: executedTool,
+      callId,
+      result,
+      isError: asError,
+      settings: host.spillSettings(executedTool),
+      now: started,
+      ...(host.spillNumbers() === undefined ? {} : { numbers: host.spillNumbers() }),
+      onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; returning the result without a path'),
+    });
+  let view: Awaited<ReturnType<typeof present>>;
+  try {
+    view = await present(unwrapped, isError);
+  } catch (error) {
+    // A result that cannot be presented (nested too deeply to walk) fails the call with a coded error; execute never throws.
+    failure = toSpillwayError(error, 'INTERNAL');
+    isError = true;
+    view = await present({ kind: 'text', text: failure.message, binaries: [] }, true);
+  }
   const written = view.spill === undefined ? view.files : [view.spill, ...view.files];
   if (written.length > 0) await host.afterSpill({ sandbox, files: written, config: host.config(), logger: log });
 
@@ -193,6 +203,17 @@ export async function runCall(host: CallPipelineHost, input: { call: ToolCall; c
     ...(screening === undefined ? {} : { screening }),
   });
   return result;
+}
+
+/** A result as text, for an error message: its own text, the JSON it came as, or its serialization. */
+function textOf(unwrapped: Unwrapped): string {
+  if (unwrapped.kind === 'text') return unwrapped.text;
+  if (unwrapped.source !== undefined) return unwrapped.source;
+  try {
+    return JSON.stringify(unwrapped.value);
+  } catch {
+    return '[the error result is nested too deeply to show]';
+  }
 }
 
 function tellCaller(onLog: NonNullable<ExecuteContext['onLog']>, entries: readonly CallLogEntry[]): void {

@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { SpillwayError } from '../errors.js';
 import { toDiskError, type ConversationSandbox } from '../sandbox/index.js';
 import { ResultScreener, screeningNotes, type ScreeningPolicy, type ScreeningReport } from '../screening/index.js';
 import { formatBytes, formatCount, plural } from '../util/format.js';
@@ -85,11 +86,25 @@ interface Rendered {
  */
 export async function presentResult(input: PresentInput): Promise<ModelView> {
   const { result, settings, isError } = input;
-  const screener = settings.screening === undefined ? undefined : new ResultScreener(settings.screening);
-  const rendered =
-    isError || result.kind === 'text'
-      ? renderText(result.kind === 'text' ? result.text : JSON.stringify(result.value, null, 2), screener)
-      : await renderJson(result.value, result.source, screener);
+  let screener = settings.screening === undefined ? undefined : new ResultScreener(settings.screening);
+  let rendered: Rendered;
+  try {
+    rendered =
+      isError || result.kind === 'text'
+        ? renderText(result.kind === 'text' ? result.text : JSON.stringify(result.value, null, 2), screener)
+        : await renderJson(result.value, result.source, screener);
+  } catch (error) {
+    // A value nested deeper than the stack goes (an upstream's 100,000 brackets) cannot be walked
+    // as JSON: the text it came as is kept, screened and spilled as text; without one it is refused.
+    if (!(error instanceof RangeError) || result.kind !== 'json') throw error;
+    if (result.source === undefined) {
+      throw new SpillwayError('RESULT_TOO_LARGE', 'The result is nested too deeply to be handled (its JSON goes deeper than the host can walk). Return it flatter, or as text.', {
+        limit: 'nesting depth',
+      });
+    }
+    screener = settings.screening === undefined ? undefined : new ResultScreener(settings.screening);
+    rendered = renderText(result.source, screener);
+  }
   const screening = screener?.report(screener.keepsOriginal);
 
   let spill: SpillRef | undefined;
