@@ -19,3 +19,10 @@ export const maxRegressionOrder = 20;
 
 /** Longest side of a chart's PNG, in pixels (besides charts.maxPixels for its area). */
 export const maxSidePixels = 32_768;
+
+/**
+ * Longest SVG a chart may be, in characters. 20,000 marks (charts.maxMarks) of a few hundred
+ * characters each stay well under it; text made by expressions does not (a 300-byte spec that
+ * multiplied a string tenfold six times drew a 240 MB SVG).
+ */
+export const maxSvgChars = 16 * 1024 * 1024;

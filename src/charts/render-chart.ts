@@ -6,6 +6,8 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { SpillwayError } from '../errors.js';
+import { formatBytes } from '../util/format.js';
+import { maxSvgChars } from './chart-limits.js';
 import { checkCompiledSpec } from './check-compiled-spec.js';
 import { checkChartSpec } from './check-spec.js';
 import { rasterizeChecked } from './raster-png.js';
@@ -109,7 +111,15 @@ export async function renderChart(request: ChartRequest): Promise<ChartImages> {
         { marks, limit: 'charts.maxMarks', value: request.maxMarks },
       );
     }
-    svg = sanitizeSvg(await view.toSVG());
+    const drawn = await view.toSVG();
+    if (drawn.length > maxSvgChars) {
+      throw new SpillwayError(
+        'CHART_TOO_LARGE',
+        `The chart's SVG would be ${formatBytes(drawn.length)}; at most ${formatBytes(maxSvgChars)} is drawn. Shorten the text the spec computes (labels, descriptions, tooltips) or draw fewer marks.`,
+        { svgChars: drawn.length, limit: maxSvgChars },
+      );
+    }
+    svg = sanitizeSvg(drawn);
     const image = rasterizeChecked(svg, { scale: request.scale, maxPixels, limitKey: 'charts.maxPixels' });
     return { svg, ...image, marks };
   } catch (error) {

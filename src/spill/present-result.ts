@@ -98,9 +98,13 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
     // as JSON: the text it came as is kept, screened and spilled as text; without one it is refused.
     if (!(error instanceof RangeError) || result.kind !== 'json') throw error;
     if (result.source === undefined) {
-      throw new SpillwayError('RESULT_TOO_LARGE', 'The result is nested too deeply to be handled (its JSON goes deeper than the host can walk). Return it flatter, or as text.', {
-        limit: 'nesting depth',
-      });
+      throw new SpillwayError(
+        'RESULT_TOO_LARGE',
+        'The result is nested too deeply to be handled (its JSON goes deeper than the host can walk). Return it flatter, or as text.',
+        {
+          limit: 'nesting depth',
+        },
+      );
     }
     screener = settings.screening === undefined ? undefined : new ResultScreener(settings.screening);
     rendered = renderText(result.source, screener);

@@ -69,6 +69,12 @@ test('build_chart refuses specs with data, URLs, signals or unbounded expression
   t.after(() => env.cleanup());
   const source = await spillRows(env, tickets);
   const small = await spillRows(env, tickets.slice(0, 200));
+  // Text that expressions multiply tenfold per step: 30 rows of 600,000 characters after five steps.
+  const texts = await spillRows(
+    env,
+    Array.from({ length: 30 }, (_, i) => ({ i, s: 'abcdef' })),
+  );
+  const multiplied = Array.from({ length: 5 }, (_, step) => ({ calculate: `replace(datum.s${step || ''}, /./g, '0123456789')`, as: `s${step + 1}` }));
   const bar = { mark: 'bar', encoding: { x: { field: 'country', type: 'nominal' }, y: { aggregate: 'sum', field: 'hours', type: 'quantitative' } } };
   const cases: [Record<string, unknown>, string, string][] = [
     [{ source: small, spec: { ...bar, data: { url: 'https://example.com/data.csv' } } }, 'CHART_SPEC_INVALID', 'data'],
@@ -86,6 +92,11 @@ test('build_chart refuses specs with data, URLs, signals or unbounded expression
       { source: small, spec: { mark: 'point', encoding: { x: { field: 'id', type: 'quantitative' }, y: { field: 'hours', type: 'quantitative' } } } },
       'CHART_TOO_LARGE',
       'charts.maxMarks',
+    ],
+    [
+      { source: texts, spec: { transform: multiplied, mark: 'point', encoding: { x: { field: 'i', type: 'quantitative' }, description: { field: 's5' } } } },
+      'CHART_TOO_LARGE',
+      'SVG',
     ],
     [{ source: '/etc/passwd', spec: bar }, 'PATH_ABSOLUTE', 'Absolute'],
     [{ source: small, spec: bar, filename: '../escape' }, 'INVALID_ARGUMENTS', 'plain name'],

@@ -54,7 +54,7 @@ export const resourcesSchema = section('MCP resources (files in outputs/) read b
   maxConcurrentReads: integerKey(
     1,
     2,
-    'resources/read calls of outputs/ files served at once (each reads and encodes up to maxReadBytes on the server\'s thread); four times as many wait, at most server.queueWaitMs; more are refused at once with the retryable BUSY.',
+    "resources/read calls of outputs/ files served at once (each reads and encodes up to maxReadBytes on the server's thread); four times as many wait, at most server.queueWaitMs; more are refused at once with the retryable BUSY.",
   ),
 });
 
