@@ -45,8 +45,8 @@ export const upstreamSchema = section('Defaults for every upstream server.', {
   reconnectMaxMs: integerKey(1, 60_000, 'Longest reconnect delay (the delay doubles up to this).'),
   maxMessageBytes: integerKey(
     1_048_576,
-    268_435_456,
-    "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call with RESULT_TOO_LARGE and the server is restarted.",
+    67_108_864,
+    "Largest single message accepted from a stdio upstream (the MCP SDK's default is 10 MiB); a larger result fails the call with RESULT_TOO_LARGE and the server is restarted. One message is read and parsed in one piece on the server's thread (~25 ms a MiB here), so a larger cap lets one answer hold every other call up longer.",
   ),
   handshakeTimeoutMs: integerKey(
     1,
