@@ -64,6 +64,26 @@ export class EventBudget {
 }
 
 /**
+ * Whether the strings in `value` hold more than `limit` characters in all: each is at
+ * least that many bytes of its JSON, so the message is over `limit` bytes. Walks at most
+ * a few thousand values (an answer past that is measured by serializing it).
+ */
+function stringCharsAtLeast(value: unknown, limit: number): boolean {
+  let chars = 0;
+  const pending: unknown[] = [value];
+  for (let visited = 0; pending.length > 0 && visited < 4096; visited += 1) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      chars += next.length;
+      if (chars > limit) return true;
+    } else if (typeof next === 'object' && next !== null) {
+      pending.push(...(Array.isArray(next) ? next : Object.values(next)).slice(0, 4096));
+    }
+  }
+  return false;
+}
+
+/**
  * The SDK's EventStore for one MCP session (resumable streams: SSE event ids,
  * replay after `Last-Event-ID`), in memory and bounded. One store per
  * session: the SDK names every session's standalone GET stream the same, so
@@ -82,8 +102,9 @@ export class SessionEventStore implements EventStore {
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const eventId = `${this.prefix}.${++this.sequence}`;
-    const bytes = Buffer.byteLength(JSON.stringify(message)) + streamId.length + 32;
     const { maxBytesPerSession, maxEventsPerSession } = this.budget.limits;
+    // A message whose strings alone are over the budget (a 15 MiB resources/read) is not serialized just to be measured.
+    const bytes = stringCharsAtLeast(message, maxBytesPerSession) ? maxBytesPerSession + 1 : Buffer.byteLength(JSON.stringify(message)) + streamId.length + 32;
     if (bytes > maxBytesPerSession) {
       // Too large to keep: forget this stream's earlier events too, so no resume skips over it.
       this.forgetStream(streamId);

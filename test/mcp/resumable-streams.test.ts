@@ -230,6 +230,10 @@ test('the budget of a front bounds all sessions together: the oldest event anywh
   const huge = await two.storeEvent('t', message(6, 5_000));
   assert.equal(await two.getStreamIdForEventId(huge), undefined, 'too large to keep');
   assert.equal(await two.getStreamIdForEventId(kept), undefined, 'and nothing before it in its stream: no resume skips it');
+  // Under the budget in characters but over it in JSON bytes (each quote is written \"): measured, not kept.
+  const escaped: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/message', params: { pad: '"'.repeat(2_000) } };
+  assert.equal(await two.getStreamIdForEventId(await two.storeEvent('u', escaped)), undefined, 'over the budget once serialized');
+  assert.equal(await two.getStreamIdForEventId(await two.storeEvent('u', message(7, 1_000))), 'u', 'a message under it is kept');
   two.clear();
   one.clear();
   assert.equal(budget.keptBytes(), 0);
