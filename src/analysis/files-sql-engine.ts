@@ -107,7 +107,8 @@ function spawnChild(largestBytes: number): Child {
   const pid = process.pid;
   process.once('exit', () => {
     child.exited = true;
-    // A child killed at its deadline leaves its view of the files (names of its descriptors) behind.
+    // The child is killed once it has answered (or at its deadline), maybe before it removed its
+    // view of the files (names of its descriptors): whatever is left goes here.
     if (pid !== undefined) removeViewFolders(pid);
   });
   // A spare child waiting for work must not keep the host alive.

@@ -115,6 +115,7 @@ export async function runCall(host: CallPipelineHost, input: { call: ToolCall; c
     failure = new SpillwayError('UPSTREAM_ERROR', textOf(unwrapped));
   }
 
+  const settings = host.spillSettings(executedTool);
   const present = (result: Unwrapped, asError: boolean) =>
     presentResult({
       sandbox,
@@ -122,7 +123,7 @@ export async function runCall(host: CallPipelineHost, input: { call: ToolCall; c
       callId,
       result,
       isError: asError,
-      settings: host.spillSettings(executedTool),
+      settings,
       now: started,
       ...(host.spillNumbers() === undefined ? {} : { numbers: host.spillNumbers() }),
       onSpillFailure: (error) => log.warn({ err: error }, 'spill failed; returning the result without a path'),
@@ -160,7 +161,7 @@ export async function runCall(host: CallPipelineHost, input: { call: ToolCall; c
   if (screening !== undefined) result.screening = screening;
   if (failure !== undefined) {
     // Screened as the result's text was: the message also reaches the caller's log notifications and the CLI.
-    const message = screenMessage(failure.message, host.spillSettings(executedTool).screening).slice(0, 2000);
+    const message = screenMessage(failure.message, settings.screening).slice(0, 2000);
     result.error = { code: failure.code, message, ...(failure.details ? { details: failure.details } : {}) };
   }
 

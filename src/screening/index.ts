@@ -1,6 +1,5 @@
 export type { Finding, FindingCategory, ScreeningReport } from './findings.js';
-export { ResultScreener } from './result-screener.js';
-export { screenMessage } from './screen-text.js';
+export { ResultScreener, screenMessage } from './result-screener.js';
 export { screeningNotes } from './screening-note.js';
 export { screeningPolicy, type ScreeningPolicy, type SecretAction, type InjectionAction } from './screening-policy.js';
 export { findSecrets, type SecretKind } from './secret-rules.js';

@@ -63,3 +63,12 @@ export class ResultScreener {
     return report;
   }
 }
+
+/**
+ * A message as the model would read it (secrets redacted under policy redact, invisible
+ * characters escaped), for the places a failed call's message goes besides its result:
+ * the caller's error field and its log notifications. Its findings are not counted again.
+ */
+export function screenMessage(text: string, policy: ScreeningPolicy | undefined): string {
+  return policy === undefined ? text : new ResultScreener(policy).text(text).model;
+}

@@ -39,14 +39,3 @@ export function screenText(text: string, policy: ScreeningPolicy, collector: Fin
   }
   return { model: rewriteString(text, found, policy, 'model'), file: rewriteString(text, found, policy, 'file') };
 }
-
-/**
- * A message as the model would read it (secrets redacted under policy redact, invisible
- * characters escaped), for the places a failed call's message goes besides its result:
- * the caller's error field and its log notifications. Counts nothing.
- */
-export function screenMessage(text: string, policy: ScreeningPolicy | undefined): string {
-  if (policy === undefined || (policy.secrets === 'off' && policy.injection === 'off')) return text;
-  const found = inspectString(text, policy);
-  return hasFindings(found) ? rewriteString(text, found, policy, 'model') : text;
-}

@@ -86,7 +86,8 @@ interface Rendered {
  */
 export async function presentResult(input: PresentInput): Promise<ModelView> {
   const { result, settings, isError } = input;
-  let screener = settings.screening === undefined ? undefined : new ResultScreener(settings.screening);
+  const newScreener = () => (settings.screening === undefined ? undefined : new ResultScreener(settings.screening));
+  let screener = newScreener();
   let rendered: Rendered;
   try {
     rendered =
@@ -106,7 +107,7 @@ export async function presentResult(input: PresentInput): Promise<ModelView> {
         },
       );
     }
-    screener = settings.screening === undefined ? undefined : new ResultScreener(settings.screening);
+    screener = newScreener();
     rendered = renderText(result.source, screener);
   }
   const screening = screener?.report(screener.keepsOriginal);
@@ -272,9 +273,14 @@ async function renderJson(value: unknown, source?: string, screener?: ResultScre
     const reuse = slices !== undefined && slices.length === table.rows.length ? slices : undefined;
     const lines: string[] = [];
     for (const [index, row] of table.rows.entries()) {
-      const line = reuse?.[index] ?? JSON.stringify(row);
+      const own = reuse?.[index];
+      if (own !== undefined) {
+        lines.push(own);
+        continue;
+      }
+      const line = JSON.stringify(row);
       lines.push(line);
-      const pause = reuse?.[index] === undefined ? pacer.step(rowUnits(line.length)) : undefined;
+      const pause = pacer.step(rowUnits(line.length));
       if (pause !== undefined) await pause;
     }
     const screenedRows = new Map<number, unknown>();
